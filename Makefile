@@ -1,0 +1,40 @@
+# Two commands do all the set-up on a fresh machine: `make site` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+CLI    := $(VENV)/bin/authorsite
+# BASE_URL=https://user.github.io/repo/ builds for a project path (the Pages workflow sets it).
+BASE_URL ?=
+BUILD_FLAGS := $(if $(BASE_URL),--base-url "$(BASE_URL)",)
+
+.PHONY: site test serve fetch check clean bench golden
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e .
+	touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed pyproject.toml
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $@
+
+site: $(VENV)/.installed
+	$(CLI) build $(BUILD_FLAGS)
+
+test: $(VENV)/.installed-test
+	$(PY) -m pytest -q
+
+serve: $(VENV)/.installed
+	$(CLI) serve
+
+fetch: $(VENV)/.installed
+	$(CLI) fetch
+
+check: $(VENV)/.installed
+	$(CLI) check
+
+clean:
+	rm -rf output
+
+golden: $(VENV)/.installed-test
+	AUTHORSITE_UPDATE_GOLDEN=1 $(PY) -m pytest -q tests/test_golden.py

@@ -1,0 +1,88 @@
+"""The one orchestrator: load -> read cache -> assemble -> render -> write.
+
+Everything is gathered and rendered in memory before the first byte is written
+(as MkDocs' build does), so a bad author file, a corrupt cache or a template error
+fails the run with ``output/`` exactly as it was. ``build`` never touches the
+network: fetched records come from ``content/cache/`` only.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from generator import cache
+from generator.assemble import CachedSources, assemble
+from generator.config import ArxivSource, FeedSource, SiteConfig, load_site
+from generator.errors import SiteError
+from generator.output import build_lock, write_site
+from generator.render import render_site
+from generator.taxonomy import load_taxonomy
+from generator.themes import make_environment, static_dirs
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class BuildResult:
+    out_dir: Path
+    files: int
+    bytes: int
+    authors: int
+    records: int
+    subjects: int
+    warnings: tuple[str, ...]
+    seconds: float
+
+
+def read_caches(config: SiteConfig) -> tuple[CachedSources, list[str]]:
+    """Every author's cached fetched sources, with a warning for each one missing or unusable."""
+    out: dict[str, tuple[cache.CacheEntry | None, ...]] = {}
+    warnings: list[str] = []
+    for a in config.authors:
+        entries: list[cache.CacheEntry | None] = []
+        for source in a.sources:
+            if not isinstance(source, (ArxivSource, FeedSource)):
+                continue
+            path = cache.cache_file(config.cache_path, a.slug, source)
+            assert path is not None
+            what = f"arXiv query {source.query!r}" if isinstance(source, ArxivSource) else f"feed {source.url}"
+            rel = path.relative_to(config.root).as_posix()
+            if not path.is_file():
+                warnings.append(f"{a.path}: no cached records yet for {what}; run 'authorsite fetch' "
+                                f"(building from the other sources)")
+                entries.append(None)
+                continue
+            try:
+                entries.append(cache.read_entry(path))
+            except ValueError as exc:
+                warnings.append(f"{rel}: {exc}; ignoring it until the next good fetch")
+                entries.append(None)
+        out[a.slug] = tuple(entries)
+    return out, warnings
+
+
+def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = None,
+          strict: bool = False) -> BuildResult:
+    start = time.perf_counter()
+    config = load_site(root, base_url=base_url)
+    taxonomy = load_taxonomy()
+    cached, warnings = read_caches(config)
+    for w in warnings:
+        log.warning("%s", w)
+    if strict and warnings:
+        raise SiteError(f"{len(warnings)} warning(s) and --strict is on", hint="see the warnings above")
+    site = assemble(config, cached, taxonomy)
+    log.info("assembled %d authors, %d subjects", len(site.authors), len(site.subjects))
+    env = make_environment(config.root, config.theme)
+    files = render_site(env, site, taxonomy)
+    target = (out_dir or config.output_path).resolve()
+    with build_lock(config.root):
+        total = write_site(files, static_dirs(config.root, config.theme), target)
+    return BuildResult(
+        out_dir=target, files=len(files), bytes=total, authors=len(site.authors),
+        records=sum(len(a.records) for a in site.authors), subjects=len(site.subjects),
+        warnings=tuple(warnings), seconds=time.perf_counter() - start,
+    )

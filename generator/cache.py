@@ -1,0 +1,111 @@
+"""The committed record store: ``content/cache/<slug>/<source-key>.json``.
+
+One JSON file per author and source, records sorted by key, fields in a fixed
+order, so a scheduled fetch shows new papers as a readable diff. Each file holds
+its format version, the source it came from (query or URL) and when it was
+fetched. Writes go through a temporary file in the same folder and ``os.replace``,
+so a crash leaves either the old file or the new one, never half of one.
+A file that cannot be read (truncated, wrong format) is treated as missing with a
+warning: it must never take the whole build down.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from generator.config import ArxivSource, FeedSource, Source
+from generator.model import Record
+
+FORMAT = 1
+
+
+@dataclass(frozen=True, slots=True)
+class CacheEntry:
+    """What one cache file holds."""
+
+    source: dict[str, Any]
+    fetched_at: str
+    records: tuple[Record, ...]
+
+
+def source_key(source: Source) -> str | None:
+    """The file stem for a fetched source (None for typed-in records, which need no cache)."""
+    if isinstance(source, ArxivSource):
+        return "arxiv-" + hashlib.sha1(source.query.encode()).hexdigest()[:10]
+    if isinstance(source, FeedSource):
+        return "feed-" + hashlib.sha1(source.url.encode()).hexdigest()[:10]
+    return None
+
+
+def source_description(source: Source) -> dict[str, Any]:
+    if isinstance(source, ArxivSource):
+        return {"type": "arxiv", "query": source.query}
+    if isinstance(source, FeedSource):
+        return {"type": "feed", "url": source.url, "label": source.label}
+    return {"type": "records"}
+
+
+def cache_file(cache_dir: Path, slug: str, source: Source) -> Path | None:
+    key = source_key(source)
+    return cache_dir / slug / f"{key}.json" if key else None
+
+
+def read_entry(path: Path) -> CacheEntry:
+    """Read one cache file; raise ``ValueError`` with a reason if it is not usable."""
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"unreadable cache file ({exc})") from exc
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"cache format {data.get('format') if isinstance(data, dict) else '?'} is not {FORMAT}")
+    try:
+        records = tuple(Record.from_json(r, order=i) for i, r in enumerate(data["records"]))
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"malformed record in cache file ({exc!r})") from exc
+    return CacheEntry(source=data.get("source") or {}, fetched_at=str(data.get("fetched_at") or ""),
+                      records=records)
+
+
+def encode_entry(entry: CacheEntry) -> bytes:
+    """Deterministic bytes: records sorted by key, stable field order, one trailing newline."""
+    doc = {
+        "format": FORMAT,
+        "source": entry.source,
+        "fetched_at": entry.fetched_at,
+        "records": [r.to_json() for r in sorted(entry.records, key=lambda r: r.key)],
+    }
+    return (json.dumps(doc, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+
+
+def write_entry(path: Path, entry: CacheEntry) -> bool:
+    """Atomically replace ``path`` with ``entry``; return False if the bytes were already there."""
+    data = encode_entry(entry)
+    if path.is_file() and path.read_bytes() == data:
+        return False
+    atomic_write(path, data)
+    return True
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write through a temporary file in the same folder, fsync, then ``os.replace`` (mode 0644)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise

@@ -1,0 +1,166 @@
+"""The ``authorsite`` command line (also ``python -m generator``).
+
+Every expected failure is a ``SiteError``: printed as ``error: ...`` on stderr with
+exit status 1 (or the error's own code), never a traceback. Any other exception
+is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import shutil
+import sys
+from pathlib import Path
+from typing import Any, Callable, TypeVar
+
+import click
+
+from generator import __version__
+from generator.errors import SiteError
+
+F = TypeVar("F", bound=Callable[..., Any])
+log = logging.getLogger("generator")
+
+
+def _handle_errors(fn: F) -> F:
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:  # noqa: ANN401
+        try:
+            return fn(*args, **kwargs)
+        except SiteError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            click.echo("interrupted; the previous output and cache were left as they were", err=True)
+            sys.exit(130)
+    return wrapper  # type: ignore[return-value]
+
+
+class _Formatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        msg = record.getMessage()
+        # Messages can quote feed text: keep control characters from reaching the terminal.
+        msg = "".join(c if c in "\n\t" or c.isprintable() else f"\\x{ord(c):02x}" for c in msg)
+        if record.levelno >= logging.WARNING:
+            return f"{record.levelname.lower()}: {msg}"
+        return msg
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="authorsite")
+@click.option("-C", "--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
+              show_default=True, help="The site folder (where site.yaml is).")
+@click.option("-q", "--quiet", is_flag=True, help="Only print warnings and errors.")
+@click.option("-v", "--verbose", is_flag=True, help="Print every step.")
+@click.pass_context
+def cli(ctx: click.Context, root: Path, quiet: bool, verbose: bool) -> None:
+    """Build static author-profile sites from YAML files and arXiv records."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_Formatter())
+    log.handlers[:] = [handler]
+    log.setLevel(logging.WARNING if quiet else logging.DEBUG if verbose else logging.INFO)
+    log.propagate = False
+    ctx.obj = {"root": root, "quiet": quiet}
+
+
+@cli.command()
+@click.option("--base-url", help="Override site.yaml's base_url (e.g. https://user.github.io/repo/).")
+@click.option("--output", "output", type=click.Path(file_okay=False, path_type=Path),
+              help="Write here instead of site.yaml's output_dir.")
+@click.option("--strict", is_flag=True, help="Treat warnings (e.g. a missing cache) as errors.")
+@click.pass_context
+@_handle_errors
+def build(ctx: click.Context, base_url: str | None, output: Path | None, strict: bool) -> None:
+    """Build the site from the configuration and the committed cache (no network)."""
+    from generator.build import build as run_build
+
+    res = run_build(ctx.obj["root"], base_url=base_url, out_dir=output, strict=strict)
+    log.info("built %d files (%.1f MB) for %d authors, %d records, %d subjects in %.2f s -> %s",
+             res.files, res.bytes / 1e6, res.authors, res.records, res.subjects, res.seconds, res.out_dir)
+
+
+@cli.command()
+@click.option("--strict", is_flag=True, help="Exit non-zero if any source could not be fetched.")
+@click.pass_context
+@_handle_errors
+def fetch(ctx: click.Context, strict: bool) -> None:
+    """Fetch every author's sources into content/cache/ (the only command that uses the network)."""
+    raise SiteError("fetching is not available yet in this version: the arXiv fetcher is still being built",
+                    hint="builds use the typed-in records and whatever is in content/cache/", exit_code=2)
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+@click.pass_context
+@_handle_errors
+def serve(ctx: click.Context, host: str, port: int) -> None:
+    """Build into a temporary folder and preview it on http://HOST:PORT/ (never fetches)."""
+    from generator.serve import serve as run_serve
+
+    run_serve(ctx.obj["root"], host=host, port=port)
+
+
+@cli.command()
+@click.option("--strict", is_flag=True, help="Exit 1 on warnings too.")
+@click.pass_context
+@_handle_errors
+def check(ctx: click.Context, strict: bool) -> None:
+    """Validate the configuration and cache, and check the built site's internal links."""
+    from generator.check import run_check
+
+    problems, warnings = run_check(ctx.obj["root"])
+    for w in warnings:
+        log.warning("%s", w)
+    for p in problems:
+        click.echo(f"error: {p}", err=True)
+    if problems or (strict and warnings):
+        sys.exit(1)
+    log.info("check: no problems%s", f", {len(warnings)} warning(s)" if warnings else "")
+
+
+@cli.command()
+@click.pass_context
+@_handle_errors
+def clean(ctx: click.Context) -> None:
+    """Remove the built site (output_dir) and any leftovers of interrupted builds."""
+    from generator.config import load_site
+    from generator.output import check_output_dir, old_dir, staging_dir
+
+    config = load_site(ctx.obj["root"])
+    out = config.output_path
+    check_output_dir(out)
+    for p in (out, staging_dir(out), old_dir(out)):
+        if p.is_dir():
+            shutil.rmtree(p)
+            log.info("removed %s", p)
+
+
+@cli.command()
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--title", default="Author profiles", show_default=True)
+@_handle_errors
+def init(directory: Path, title: str) -> None:
+    """Create a new site in DIRECTORY with one example author."""
+    from generator.newsite import create_site
+
+    create_site(directory, title=title)
+    log.info("created a new site in %s; next: cd %s && make site", directory, directory)
+
+
+@cli.command("new-author")
+@click.argument("name")
+@click.option("--slug", help="Page address (default: from the name, e.g. jane-doe).")
+@click.pass_context
+@_handle_errors
+def new_author(ctx: click.Context, name: str, slug: str | None) -> None:
+    """Add content/authors/SLUG.yaml for NAME with an arXiv query to fill by 'fetch'."""
+    from generator.newsite import add_author
+
+    path = add_author(ctx.obj["root"], name, slug)
+    log.info("created %s; edit it, then run 'authorsite fetch' and 'authorsite build'", path)
+
+
+def main() -> None:
+    cli(prog_name="authorsite")

@@ -1,0 +1,63 @@
+"""The one error type users see.
+
+Every expected failure (bad YAML, missing cache, unwritable output, template error)
+becomes a ``SiteError`` that names the file, the line and what to do; the CLI prints
+it without a traceback and exits 1. Anything else is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One problem found in one file: ``path:line: key: message``."""
+
+    path: str
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        return f"{where}: {self.message}"
+
+
+class SiteError(Exception):
+    """An error meant for the user, carrying every problem found (one or more)."""
+
+    def __init__(
+        self,
+        message: str,
+        path: str | Path | None = None,
+        line: int | None = None,
+        hint: str | None = None,
+        problems: tuple[Problem, ...] = (),
+        exit_code: int = 1,
+    ) -> None:
+        self.message = message
+        self.path = str(path) if path is not None else None
+        self.line = line
+        self.hint = hint
+        self.problems = problems
+        self.exit_code = exit_code
+        super().__init__(self.__str__())
+
+    @classmethod
+    def from_problems(cls, problems: list[Problem] | tuple[Problem, ...]) -> "SiteError":
+        files = sorted({p.path for p in problems})
+        head = f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in {', '.join(files)}"
+        return cls(head, problems=tuple(problems))
+
+    def __str__(self) -> str:
+        if self.path is not None:
+            where = self.path if self.line is None else f"{self.path}:{self.line}"
+            text = f"{where}: {self.message}"
+        else:
+            text = self.message
+        if self.problems:
+            text += "".join(f"\n  {p}" for p in self.problems)
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return text

@@ -1,0 +1,69 @@
+"""Validation of the values that become links or file names.
+
+Feeds and YAML are untrusted: a link is only ever built from a value that passed
+one of these checks (an arXiv id, a DOI, an http(s) URL), never copied as given.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import quote, urlsplit
+
+# New style YYMM.NNNN(N) since 2007, old style archive(.SC)/YYMMNNN before; optional vN.
+_NEW_ID = re.compile(r"(?P<id>\d{4}\.\d{4,5})(?:v(?P<v>[1-9]\d{0,3}))?")
+_OLD_ID = re.compile(r"(?P<id>[a-z]+(?:-[a-z]+)*(?:\.[A-Z]{2})?/\d{7})(?:v(?P<v>[1-9]\d{0,3}))?")
+_ABS_PREFIX = re.compile(r"^(?:https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/|arxiv:)", re.I)
+_DOI = re.compile(r"^10\.\d{4,9}/[^\s\"<>]{1,300}$")
+_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:)", re.I)
+_SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
+
+
+def parse_arxiv_id(text: str) -> tuple[str, int | None] | None:
+    """``'http://arxiv.org/abs/2401.01234v2'`` -> ``('2401.01234', 2)``; None if not an arXiv id."""
+    s = _ABS_PREFIX.sub("", text.strip())
+    m = _NEW_ID.fullmatch(s) or _OLD_ID.fullmatch(s)
+    if not m:
+        return None
+    v = m.group("v")
+    return m.group("id"), int(v) if v else None
+
+
+def normalize_doi(text: str) -> str | None:
+    """A bare DOI (``10.1234/abc``) from a DOI or doi.org URL; None if it is not one."""
+    s = _DOI_PREFIX.sub("", text.strip())
+    return s if _DOI.match(s) else None
+
+
+def safe_url(text: str) -> str | None:
+    """The URL if it is absolute http(s) with a host and no whitespace or quotes; else None."""
+    s = text.strip()
+    if not s or any(c.isspace() or c in "\"'<>\\`" or ord(c) < 32 for c in s):
+        return None
+    try:
+        parts = urlsplit(s)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return None
+    return s
+
+
+def is_slug(text: str) -> bool:
+    """A safe single path segment: lower-case letters, digits and inner hyphens."""
+    return bool(_SLUG.match(text))
+
+
+def abs_url(arxiv_id: str) -> str:
+    return f"https://arxiv.org/abs/{arxiv_id}"
+
+
+def pdf_url(arxiv_id: str) -> str:
+    return f"https://arxiv.org/pdf/{arxiv_id}"
+
+
+def doi_url(doi: str) -> str:
+    return "https://doi.org/" + quote(doi, safe="/:;()._-")
+
+
+def title_search_url(title: str) -> str:
+    return "https://arxiv.org/search/?searchtype=title&query=" + quote(title, safe="")

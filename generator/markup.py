@@ -1,0 +1,46 @@
+"""Markdown for bios and free pages, sanitised with an allow-list.
+
+Python-Markdown passes raw HTML through (``<script>`` in a bio stays a script), so
+its output goes through nh3 (the Ammonia sanitizer) with a tight list of tags,
+attributes and URL schemes before it reaches a template as safe markup.
+"""
+
+from __future__ import annotations
+
+import markdown
+import nh3
+
+_TAGS = {
+    "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "div", "dl", "dt", "em", "h2", "h3",
+    "h4", "h5", "h6", "hr", "i", "img", "li", "ol", "p", "pre", "s", "span", "strong", "sub", "sup",
+    "table", "tbody", "td", "th", "thead", "tr", "ul",
+}
+_ATTRS = {
+    "a": {"href", "title", "hreflang"},
+    "img": {"src", "alt", "title", "width", "height"},
+    "abbr": {"title"},
+    "td": {"align"},
+    "th": {"align", "scope"},
+    "h2": {"id"}, "h3": {"id"}, "h4": {"id"},
+}
+
+
+def markdown_to_html(text: str) -> str:
+    """Markdown -> sanitised HTML (h1 is reserved for the page title, so headings shift down one)."""
+    md = markdown.Markdown(extensions=["extra", "sane_lists"], output_format="html")
+    html = md.convert(text)
+    html = _shift_headings(html)
+    return nh3.clean(
+        html,
+        tags=_TAGS,
+        attributes=_ATTRS,
+        url_schemes={"http", "https", "mailto"},
+        link_rel="noopener noreferrer",
+        strip_comments=True,
+    )
+
+
+def _shift_headings(html: str) -> str:
+    for level in range(5, 0, -1):
+        html = html.replace(f"<h{level}", f"<h{level + 1}").replace(f"</h{level}>", f"</h{level + 1}>")
+    return html

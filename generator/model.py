@@ -1,0 +1,187 @@
+"""The data that flows through the pipeline: frozen values, tuples for sequences.
+
+Dates are kept as ISO 8601 UTC strings (``2026-01-31T12:00:00Z``): they sort
+correctly as text, serialise to the cache and to JSON unchanged, and never carry a
+local timezone into a page. Links are derived from validated ids (see ``ids``), so
+a record never stores a URL copied from a feed except ``url``, which was checked
+by ``ids.safe_url`` when the record was made.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from generator import ids
+
+
+@dataclass(frozen=True, slots=True)
+class Person:
+    name: str
+    affiliations: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One publication, from any source, normalised."""
+
+    key: str                      # identity for de-duplication and anchors
+    title: str
+    year: int | None
+    source: str = "arXiv"         # badge label: arXiv, DBLP, a feed's label ...
+    arxiv_id: str | None = None   # without version
+    version: int | None = None
+    authors: tuple[Person, ...] = ()
+    abstract: str = ""
+    published: str | None = None  # ISO 8601 UTC, first version
+    updated: str | None = None    # ISO 8601 UTC, this version
+    primary_subject: str | None = None
+    subjects: tuple[str, ...] = ()      # canonical arXiv codes, primary first
+    other_terms: tuple[str, ...] = ()   # non-arXiv classification terms (MSC, ACM)
+    doi: str | None = None
+    journal_ref: str | None = None
+    comment: str | None = None
+    url: str | None = None        # validated http(s) link for records without arXiv id
+    order: int = 0                # position in its source (keeps typed-in order stable)
+
+    @property
+    def abs_url(self) -> str | None:
+        return ids.abs_url(self.arxiv_id) if self.arxiv_id else None
+
+    @property
+    def pdf_url(self) -> str | None:
+        return ids.pdf_url(self.arxiv_id) if self.arxiv_id else None
+
+    @property
+    def doi_url(self) -> str | None:
+        return ids.doi_url(self.doi) if self.doi else None
+
+    @property
+    def link(self) -> str:
+        """The original source: the arXiv abstract page, else the record's URL, DOI,
+        or (typed-in record without id) arXiv's title search for it."""
+        return self.abs_url or self.url or self.doi_url or ids.title_search_url(self.title)
+
+    @property
+    def anchor(self) -> str:
+        """A fragment id that is safe in HTML and stable across builds."""
+        return "r-" + "".join(c if c.isalnum() else "-" for c in self.key.split(":", 1)[-1])[:80]
+
+    def to_json(self) -> dict[str, Any]:
+        """The cache/JSON form: plain types, every field present, stable order."""
+        return {
+            "key": self.key,
+            "title": self.title,
+            "year": self.year,
+            "source": self.source,
+            "arxiv_id": self.arxiv_id,
+            "version": self.version,
+            "authors": [{"name": p.name, "affiliations": list(p.affiliations)} for p in self.authors],
+            "abstract": self.abstract,
+            "published": self.published,
+            "updated": self.updated,
+            "primary_subject": self.primary_subject,
+            "subjects": list(self.subjects),
+            "other_terms": list(self.other_terms),
+            "doi": self.doi,
+            "journal_ref": self.journal_ref,
+            "comment": self.comment,
+            "url": self.url,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any], order: int = 0) -> "Record":
+        return cls(
+            key=d["key"],
+            title=d["title"],
+            year=d.get("year"),
+            source=d.get("source") or "arXiv",
+            arxiv_id=d.get("arxiv_id"),
+            version=d.get("version"),
+            authors=tuple(
+                Person(a["name"], tuple(a.get("affiliations") or ())) for a in d.get("authors") or ()
+            ),
+            abstract=d.get("abstract") or "",
+            published=d.get("published"),
+            updated=d.get("updated"),
+            primary_subject=d.get("primary_subject"),
+            subjects=tuple(d.get("subjects") or ()),
+            other_terms=tuple(d.get("other_terms") or ()),
+            doi=d.get("doi"),
+            journal_ref=d.get("journal_ref"),
+            comment=d.get("comment"),
+            url=d.get("url"),
+            order=order,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    label: str
+    url: str
+    kind: str  # homepage, orcid, arxiv, dblp, scholar, github, email
+
+
+@dataclass(frozen=True, slots=True)
+class Author:
+    slug: str
+    name: str
+    affiliation: str | None
+    bio_html: str                       # sanitised HTML from Markdown
+    links: tuple[Link, ...]
+    records: tuple[Record, ...]         # newest first
+    subjects: tuple[tuple[str, int], ...]  # (code, count), most used first
+    years: tuple[tuple[int, int], ...]  # (year, count), newest first
+    template: str = "author.html"
+
+
+@dataclass(frozen=True, slots=True)
+class Subject:
+    code: str
+    name: str
+    archive: str
+    archive_name: str
+    group: str
+    group_name: str
+    records: tuple[Record, ...]                  # newest first, each once
+    authors: tuple[tuple[str, int], ...]         # (author slug, record count)
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """A free Markdown page (content/pages/NAME.md)."""
+
+    name: str
+    title: str
+    body_html: str
+    description: str = ""
+    weight: int = 0
+    in_nav: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class SiteModel:
+    """Everything render needs, assembled once."""
+
+    title: str
+    description: str
+    base_url: str              # absolute, ends with '/'; '/' for a root-relative local site
+    language: str
+    authors: tuple[Author, ...]
+    subjects: tuple[Subject, ...]
+    pages: tuple[Page, ...]
+    record_authors: Mapping[str, tuple[str, ...]]  # record key -> profiled author slugs
+    paginate: int
+    cname: str | None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    people: Mapping[str, str] = field(default_factory=dict)  # normalised name -> profiled author slug
+
+    @property
+    def author_by_slug(self) -> dict[str, Author]:
+        return {a.slug: a for a in self.authors}
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedFile:
+    rel_path: str   # posix, relative to the output root
+    data: bytes

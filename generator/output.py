@@ -1,0 +1,167 @@
+"""Write a built site so that ``output/`` is always a complete build.
+
+Files are written into a sibling staging folder, then swapped with the live folder
+in one ``renameat2(RENAME_EXCHANGE)`` where the kernel and file system allow it
+(else two renames, and the next run repairs the gap if a crash fell between them).
+A failed build therefore leaves the previous ``output/`` untouched. A lock file
+refuses a second build running at the same time. Modes are 0644/0755 as GitHub
+Pages expects; no path is written twice (the cheapest guard against two pages
+colliding, as in Pelican's writer).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import fcntl
+import os
+import shutil
+from contextlib import contextmanager
+from pathlib import Path, PurePosixPath
+from typing import Iterable, Iterator
+
+from generator.errors import SiteError
+from generator.model import RenderedFile
+
+MARKER = ".nojekyll"      # present in every build: how we recognise a folder we made
+_RENAME_EXCHANGE = 2
+EXIT_OUTPUT = 4
+EXIT_LOCKED = 5
+
+
+@contextmanager
+def build_lock(root: Path) -> Iterator[None]:
+    """Hold an exclusive lock for the duration of a build of the site at ``root``."""
+    lock_path = root / ".authorsite-build.lock"
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise SiteError(f"cannot create lock file: {exc.strerror}", path=str(lock_path),
+                        exit_code=EXIT_OUTPUT) from exc
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            raise SiteError("another build is running for this site", path=str(lock_path),
+                            hint="wait for it to finish", exit_code=EXIT_LOCKED) from exc
+        yield
+    finally:
+        os.close(fd)
+
+
+def staging_dir(out_dir: Path) -> Path:
+    return out_dir.with_name(f"{out_dir.name}.staging")
+
+
+def old_dir(out_dir: Path) -> Path:
+    return out_dir.with_name(f"{out_dir.name}.old")
+
+
+def recover(out_dir: Path) -> None:
+    """Repair what an interrupted earlier run left: a missing output with a kept old one,
+    and stale staging/old folders."""
+    old = old_dir(out_dir)
+    if not out_dir.exists() and old.is_dir():
+        os.rename(old, out_dir)
+    for stale in (staging_dir(out_dir), old):
+        if stale.exists():
+            shutil.rmtree(stale)
+
+
+def check_output_dir(out_dir: Path) -> None:
+    """Refuse to replace something that is not a folder we generated."""
+    if out_dir.is_symlink() or (out_dir.exists() and not out_dir.is_dir()):
+        raise SiteError("output path exists and is not a folder", path=str(out_dir),
+                        hint="move it away or set output_dir in site.yaml", exit_code=EXIT_OUTPUT)
+    if out_dir.is_dir() and any(out_dir.iterdir()) and not (out_dir / MARKER).exists():
+        raise SiteError("output folder holds files that authorsite did not build", path=str(out_dir),
+                        hint="empty it, or choose another output_dir in site.yaml", exit_code=EXIT_OUTPUT)
+    parent = out_dir.parent
+    if not os.access(parent, os.W_OK):
+        raise SiteError("cannot write next to the output folder", path=str(parent), exit_code=EXIT_OUTPUT)
+
+
+def write_tree(files: Iterable[RenderedFile], static_dirs: Iterable[Path], dest: Path) -> int:
+    """Write static assets (lowest layer first) then rendered files into ``dest``; return bytes."""
+    dest.mkdir(mode=0o755)
+    written: set[str] = set()
+    total = 0
+    for layer in static_dirs:
+        for src in sorted(layer.rglob("*")):
+            rel = src.relative_to(layer)
+            if src.is_symlink() or any(part.startswith(".") for part in rel.parts) or not src.is_file():
+                continue
+            target = dest / "static" / rel
+            target.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
+            shutil.copyfile(src, target)
+            os.chmod(target, 0o644)
+            total += target.stat().st_size
+    for f in files:
+        rel = _safe_rel(f.rel_path)
+        if rel in written:
+            raise SiteError(f"two pages would be written to the same file '{rel}'",
+                            hint="two authors, subjects or pages map to one address")
+        written.add(rel)
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
+        with open(target, "wb") as fh:
+            fh.write(f.data)
+        os.chmod(target, 0o644)
+        total += len(f.data)
+    return total
+
+
+def _safe_rel(rel_path: str) -> str:
+    p = PurePosixPath(rel_path)
+    if p.is_absolute() or any(part in ("..", "") for part in p.parts) or "\\" in rel_path or "\0" in rel_path:
+        raise SiteError(f"refusing to write outside the output folder: {rel_path!r}")
+    return p.as_posix()
+
+
+def swap_in(staging: Path, out_dir: Path) -> None:
+    """Make ``staging`` the live output in one step where possible; remove the previous build."""
+    if out_dir.exists():
+        if _exchange(staging, out_dir):
+            shutil.rmtree(staging)  # now holds the previous build
+            return
+        old = old_dir(out_dir)
+        os.rename(out_dir, old)
+        os.rename(staging, out_dir)
+        shutil.rmtree(old)
+    else:
+        os.rename(staging, out_dir)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically exchange two paths with renameat2(2); False where it is not supported."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd = -100
+    res = renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE)
+    if res == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EXDEV):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def write_site(files: Iterable[RenderedFile], static_dirs: Iterable[Path], out_dir: Path) -> int:
+    """Write a whole build into staging and swap it in; the previous build stays until then."""
+    check_output_dir(out_dir)
+    recover(out_dir)
+    staging = staging_dir(out_dir)
+    try:
+        total = write_tree(files, static_dirs, staging)
+        swap_in(staging, out_dir)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise SiteError(f"cannot write the site: {exc.strerror or exc}", path=exc.filename or str(out_dir),
+                        hint="the previous build was left as it was", exit_code=EXIT_OUTPUT) from exc
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return total

@@ -1,0 +1,179 @@
+"""Plan the pages of a site and render each one. Pure given a Jinja environment.
+
+``plan_pages`` turns the site model into a list of ``PagePlan`` (output path,
+template, context); ``render_site`` renders them to ``RenderedFile`` values in
+memory (never streaming into a file: a template error half-way must not leave a
+truncated page). A record's HTML is rendered once and reused on every page that
+lists it (its authors' pages and its subjects' pages).
+"""
+
+from __future__ import annotations
+
+import math
+import traceback
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+from urllib.parse import urlsplit
+
+import jinja2
+from markupsafe import Markup
+
+from generator.errors import SiteError
+from generator.filters import normalize_name
+from generator.latex import tex_to_html, tex_to_text
+from generator.model import Author, Record, RenderedFile, SiteModel, Subject
+from generator.taxonomy import Taxonomy
+
+
+@dataclass(frozen=True, slots=True)
+class PagePlan:
+    rel_path: str            # posix path under the output root
+    template: str
+    context: dict[str, Any]
+    url_path: str = ""       # the page's address relative to the base ('' for the home page)
+    in_sitemap: bool = True
+
+
+def plan_pages(site: SiteModel, taxonomy: Taxonomy) -> list[PagePlan]:
+    plans = [PagePlan("index.html", "index.html", {"page_kind": "home"}, "")]
+    for a in site.authors:
+        path = f"authors/{a.slug}/"
+        plans.append(PagePlan(path + "index.html", a.template, {"page_kind": "author", "author": a}, path))
+        plans.append(PagePlan(path + "feed.xml", "feed.xml", _author_feed(a, site), path + "feed.xml", False))
+    plans.append(PagePlan("subjects/index.html", "subjects.html",
+                          {"page_kind": "subjects", "groups": _group_subjects(site.subjects, taxonomy)},
+                          "subjects/"))
+    for s in site.subjects:
+        plans.extend(_subject_pages(s, site.paginate))
+    for p in site.pages:
+        path = f"pages/{p.name}/"
+        plans.append(PagePlan(path + "index.html", "page.html", {"page_kind": "page", "page": p}, path))
+    plans.append(PagePlan("404.html", "404.html", {"page_kind": "404"}, "404.html", False))
+    return plans
+
+
+def _subject_pages(s: Subject, per_page: int) -> list[PagePlan]:
+    count = max(1, math.ceil(len(s.records) / per_page))
+    base = f"subjects/{s.code}/"
+    out = []
+    for n in range(1, count + 1):
+        path = base if n == 1 else f"{base}page/{n}/"
+        pager = {
+            "number": n, "count": count,
+            "prev": None if n == 1 else (base if n == 2 else f"{base}page/{n - 1}/"),
+            "next": None if n == count else f"{base}page/{n + 1}/",
+            "first_index": (n - 1) * per_page + 1,
+        }
+        records = s.records[(n - 1) * per_page: n * per_page]
+        out.append(PagePlan(path + "index.html", "subject.html",
+                            {"page_kind": "subject", "subject": s, "records": records, "pager": pager}, path))
+    return out
+
+
+def _group_subjects(subjects: Iterable[Subject], taxonomy: Taxonomy) -> list[dict[str, Any]]:
+    groups: dict[str, dict[str, Any]] = {}
+    for s in subjects:
+        g = groups.setdefault(s.group, {"code": s.group, "name": s.group_name, "subjects": []})
+        g["subjects"].append(s)
+    return sorted(groups.values(), key=lambda g: (taxonomy.group_rank(g["code"]), g["name"]))
+
+
+def _author_feed(a: Author, site: SiteModel) -> dict[str, Any]:
+    updated = max((_entry_updated(r) for r in a.records), default="1970-01-01T00:00:00Z")
+    return {"page_kind": "feed", "author": a, "records": a.records, "updated": updated}
+
+
+def _entry_updated(r: Record) -> str:
+    return r.updated or r.published or f"{r.year or 1970}-01-01T00:00:00Z"
+
+
+def render_site(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> list[RenderedFile]:
+    """Render every planned page, plus sitemap.xml and robots.txt."""
+    helpers = _helpers(env, site, taxonomy)
+    env.globals.update(helpers)
+    plans = plan_pages(site, taxonomy)
+    files = [RenderedFile(p.rel_path, _render(env, p).encode("utf-8")) for p in plans]
+    files.append(RenderedFile("sitemap.xml", _render(env, PagePlan(
+        "sitemap.xml", "sitemap.xml", {"urls": [p.url_path for p in plans if p.in_sitemap]})).encode("utf-8")))
+    files.append(RenderedFile("robots.txt", (
+        f"User-agent: *\nAllow: /\nSitemap: {helpers['absurl']('sitemap.xml')}\n").encode("utf-8")))
+    files.append(RenderedFile(".nojekyll", b""))
+    if site.cname:
+        files.append(RenderedFile("CNAME", (site.cname + "\n").encode("ascii")))
+    return files
+
+
+def _render(env: jinja2.Environment, plan: PagePlan) -> str:
+    try:
+        template = env.get_template(plan.template)
+        return template.render(plan.context, page_path=plan.url_path)
+    except jinja2.TemplateSyntaxError as exc:
+        raise SiteError(f"template syntax error: {exc.message}", path=exc.filename or exc.name,
+                        line=exc.lineno) from exc
+    except jinja2.TemplateNotFound as exc:
+        raise SiteError(f"template '{exc.name}' not found while rendering {plan.rel_path}",
+                        hint="templates are looked up in templates/, themes/<theme>/templates/, "
+                        "then the built-in theme") from exc
+    except (jinja2.TemplateError, TypeError, ValueError, AttributeError, KeyError) as exc:
+        where, line = _template_frame(exc)
+        raise SiteError(f"while rendering {plan.rel_path} from {plan.template}: {exc}", path=where,
+                        line=line) from exc
+
+
+def _template_frame(exc: BaseException) -> tuple[str | None, int | None]:
+    """The innermost template file and line in a render traceback (Jinja rewrites frames)."""
+    found: tuple[str | None, int | None] = (None, None)
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if frame.filename.endswith((".html", ".xml", ".txt")):
+            found = (frame.filename, frame.lineno)
+    return found
+
+
+def _helpers(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> dict[str, Any]:
+    base_path = urlsplit(site.base_url).path or "/"
+    absolute = site.base_url if urlsplit(site.base_url).scheme else None
+    fragments: dict[int, Markup] = {}
+    subjects = {s.code: s for s in site.subjects}
+    authors = site.author_by_slug
+
+    def url(path: str = "") -> str:
+        return base_path + path.lstrip("/")
+
+    def absurl(path: str = "") -> str:
+        return (absolute or base_path) + path.lstrip("/")
+
+    def person_slug(name: str) -> str | None:
+        return site.people.get(normalize_name(name))
+
+    def record_html(record: Record) -> Markup:
+        html = fragments.get(id(record))
+        if html is None:
+            html = Markup(env.get_template("partials/record.html").render(r=record))
+            fragments[id(record)] = html
+        return html
+
+    def subject_name(code: str) -> str:
+        s = subjects.get(code)
+        if s is not None:
+            return s.name
+        cat = taxonomy.get(code)
+        return cat.name if cat else code
+
+    helpers: dict[str, Callable[..., Any] | Any] = {
+        "site": site, "url": url, "absurl": absurl, "person_slug": person_slug, "record_html": record_html,
+        "subject_name": subject_name, "subject_exists": lambda code: code in subjects,
+        "authors_by_slug": authors, "tex": tex_to_html, "tex_text": tex_to_text,
+        "nav_pages": [p for p in site.pages if p.in_nav], "by_year": by_year,
+    }
+    return helpers
+
+
+def by_year(records: Iterable[Record]) -> list[tuple[int | None, list[Record]]]:
+    """Consecutive records grouped by year, order kept (records come newest first)."""
+    groups: list[tuple[int | None, list[Record]]] = []
+    for r in records:
+        if groups and groups[-1][0] == r.year:
+            groups[-1][1].append(r)
+        else:
+            groups.append((r.year, [r]))
+    return groups

@@ -1,0 +1,78 @@
+"""Theme lookup and the Jinja environment.
+
+Templates, first match wins (as in MkDocs, Hugo and Zola): the site's own
+``templates/`` > ``themes/<theme>/templates/`` > the built-in default theme. The
+layers are also reachable by prefix (``theme/base.html``, ``default/base.html``)
+so a site template can extend the layer below and override one block.
+Static files are merged per file the same way, lowest layer first.
+
+Autoescape is on for every template (html and xml alike) and undefined values
+raise: a typo in a template fails loudly instead of printing nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jinja2
+
+from generator.errors import SiteError
+
+BUILTIN_THEME = Path(__file__).resolve().parent.parent / "themes" / "default"
+
+
+def builtin_theme_dir() -> Path:
+    """The default theme shipped with the package (``themes/default`` of its source tree)."""
+    packaged = Path(__file__).resolve().parent / "_theme"
+    return packaged if packaged.is_dir() else BUILTIN_THEME
+
+
+def theme_layers(root: Path, theme: str) -> list[Path]:
+    """Theme folders from highest to lowest precedence (each has templates/ and static/)."""
+    layers = []
+    site_theme = root / "themes" / theme
+    if site_theme.is_dir():
+        layers.append(site_theme)
+    elif theme != "default":
+        installed = sorted(p.name for p in (root / "themes").glob("*") if p.is_dir()) if (root / "themes").is_dir() else []
+        raise SiteError(f"theme '{theme}' not found in themes/",
+                        path="site.yaml", hint=f"installed themes: {', '.join(installed) or 'none'}; "
+                        "or remove 'theme' to use the built-in default")
+    builtin = builtin_theme_dir()
+    if not layers or layers[0].resolve() != builtin.resolve():
+        layers.append(builtin)
+    return layers
+
+
+def template_dirs(root: Path, theme: str) -> list[Path]:
+    dirs = [root / "templates"] if (root / "templates").is_dir() else []
+    return dirs + [layer / "templates" for layer in theme_layers(root, theme)]
+
+
+def static_dirs(root: Path, theme: str) -> list[Path]:
+    """Static folders lowest precedence first, so later ones overwrite earlier ones."""
+    dirs = [layer / "static" for layer in reversed(theme_layers(root, theme))]
+    if (root / "static").is_dir():
+        dirs.append(root / "static")
+    return [d for d in dirs if d.is_dir()]
+
+
+def make_environment(root: Path, theme: str) -> jinja2.Environment:
+    layers = theme_layers(root, theme)
+    loader = jinja2.ChoiceLoader([
+        jinja2.FileSystemLoader([str(d) for d in template_dirs(root, theme)]),
+        jinja2.PrefixLoader({
+            "theme": jinja2.FileSystemLoader(str(layers[0] / "templates")),
+            "default": jinja2.FileSystemLoader(str(builtin_theme_dir() / "templates")),
+        }),
+    ])
+    env = jinja2.Environment(
+        loader=loader,
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        auto_reload=False,
+    )
+    return env
