@@ -1,32 +1,289 @@
-"""``authorsite serve``: build into a temporary folder and preview it on 127.0.0.1.
+"""``authorsite serve``: a local preview that rebuilds and reloads the browser.
 
-The preview is built with base_url set to the server's own address, so links work
-locally whatever site.yaml says; output/ is not touched. This is the static
-preview; live reload is added on top of it.
+The preview is built into a temporary folder with base_url set to the server's own
+address (so links work locally whatever site.yaml says; output/ is never touched).
+A watcher (watchfiles) rebuilds on changes to site.yaml, content/, themes/,
+templates/ and static/, debounced. Every open page runs a small script, injected
+into HTML *responses* only (never into files), that long-polls
+``/__livereload/<epoch>`` and reloads when the epoch moves on (as MkDocs does).
+A failed rebuild keeps the last good build on disk but answers HTML requests with
+an error page naming the file and line; the next good build recovers by itself.
+
+The server serves only the built folder: no dotfiles, no symlinks, no ``..``,
+no directory listings, only GET/HEAD, a Host check against DNS rebinding when
+bound to loopback, and a socket timeout for idle connections. ``serve`` never
+fetches.
 """
 
 from __future__ import annotations
 
-import functools
+import html
 import logging
+import os
+import posixpath
 import tempfile
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+import threading
+import time
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 from generator.build import build
+from generator.errors import SiteError
 
 log = logging.getLogger(__name__)
 
+WATCHED = ("site.yaml", "content", "themes", "templates", "static")
+_TYPES = {
+    ".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+    ".xml": "application/xml; charset=utf-8", ".json": "application/json", ".svg": "image/svg+xml",
+    ".txt": "text/plain; charset=utf-8", ".png": "image/png", ".jpg": "image/jpeg", ".ico": "image/x-icon",
+    ".bib": "text/plain; charset=utf-8", ".woff2": "font/woff2", ".wasm": "application/wasm",
+    ".pf_meta": "application/octet-stream", ".pagefind": "application/octet-stream",
+    ".pf_fragment": "application/octet-stream", ".pf_index": "application/octet-stream",
+}
+_SCRIPT = """<script>
+(function () {
+  var epoch = "%s";
+  function poll() {
+    fetch("/__livereload/" + epoch, {cache: "no-store"}).then(function (r) { return r.text(); })
+      .then(function (t) { if (t !== epoch) { location.reload(); } else { poll(); } })
+      .catch(function () { setTimeout(poll, 1000); });
+  }
+  poll();
+})();
+</script>"""
+_ERROR_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Build failed</title>
+<style>body{font:1rem/1.5 system-ui,sans-serif;margin:2rem;color:#1b1f24;background:#fff}
+pre{background:#fff4f4;border:1px solid #c33;padding:1rem;white-space:pre-wrap}</style></head>
+<body><main><h1>Build failed</h1><p>The last good build is kept; fix the problem and save: this page reloads by itself.</p>
+<pre id="build-error">%s</pre></main></body></html>"""
 
-def serve(root: Path, host: str = "127.0.0.1", port: int = 8000) -> None:
-    with tempfile.TemporaryDirectory(prefix="authorsite-serve-") as tmp:
-        out = Path(tmp) / "site"
-        handler = functools.partial(SimpleHTTPRequestHandler, directory=str(out))
-        server = ThreadingHTTPServer((host, port), handler)
-        url = f"http://{host}:{server.server_port}/"
-        res = build(root, base_url=url, out_dir=out)
-        log.info("built %d files; serving %s (Ctrl-C to stop)", res.files, url)
+
+class PreviewState:
+    """What the server shows: the build folder, the reload epoch, the last error."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self.out_dir = out_dir
+        self.epoch = 0
+        self.error: str | None = None
+        self.cond = threading.Condition()
+
+    def publish(self, error: str | None) -> None:
+        with self.cond:
+            self.error = error
+            self.epoch += 1
+            self.cond.notify_all()
+
+    def wait_past(self, epoch: int, timeout: float) -> int:
+        with self.cond:
+            self.cond.wait_for(lambda: self.epoch != epoch, timeout=timeout)
+            return self.epoch
+
+
+class PreviewServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address: tuple[str, int], state: PreviewState, allow_any_host: bool) -> None:
+        super().__init__(address, PreviewHandler)
+        self.state = state
+        self.allow_any_host = allow_any_host
+
+
+class PreviewHandler(BaseHTTPRequestHandler):
+    server: PreviewServer
+    timeout = 15                     # idle connections are dropped
+    protocol_version = "HTTP/1.1"
+    server_version = "authorsite-preview"
+    sys_version = ""
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+        log.debug("%s %s", self.address_string(), format % args)
+
+    def handle_one_request(self) -> None:
         try:
-            server.serve_forever()
+            super().handle_one_request()
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
+            self.close_connection = True
+
+    def do_GET(self) -> None:
+        self._serve(body=True)
+
+    def do_HEAD(self) -> None:
+        self._serve(body=False)
+
+    def _method_not_allowed(self) -> None:
+        self._send(HTTPStatus.METHOD_NOT_ALLOWED, b"method not allowed\n", "text/plain", True,
+                   extra={"Allow": "GET, HEAD"})
+
+    do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _method_not_allowed
+
+    # -------------------------------------------------------------------------------------------
+    def _serve(self, body: bool) -> None:
+        if not self._host_ok():
+            self._send(HTTPStatus.MISDIRECTED_REQUEST, b"unknown host\n", "text/plain", body)
+            return
+        rel = self._resolve_request_path()
+        if rel is None:
+            self._send(HTTPStatus.BAD_REQUEST, b"bad request\n", "text/plain", body)
+            return
+        if rel.startswith("__livereload/"):
+            self._long_poll(rel.split("/", 1)[1], body)
+            return
+        state = self.server.state
+        file = self._find_file(state.out_dir, rel)
+        if file is None:
+            self._not_found(body)
+            return
+        if state.error is not None and file.suffix == ".html":
+            page = (_ERROR_PAGE % html.escape(state.error)).encode("utf-8")
+            self._send(HTTPStatus.INTERNAL_SERVER_ERROR, self._inject(page), _TYPES[".html"], body)
+            return
+        try:
+            data = file.read_bytes()
+        except OSError:
+            self._not_found(body)
+            return
+        ctype = _TYPES.get(file.suffix, "application/octet-stream")
+        if file.suffix == ".html":
+            data = self._inject(data)
+        self._send(HTTPStatus.OK, data, ctype, body)
+
+    def _host_ok(self) -> bool:
+        if self.server.allow_any_host:
+            return True
+        host = (self.headers.get("Host") or "").strip().lower()
+        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+        return name in ("127.0.0.1", "localhost", "[::1]", "::1")
+
+    def _resolve_request_path(self) -> str | None:
+        """The request's path relative to the site root, or None for a malformed request."""
+        raw = self.path
+        if not raw.startswith("/") or raw.startswith("//") or "\\" in raw:
+            return None
+        path = urlsplit(raw).path
+        try:
+            decoded = unquote(path, errors="strict")
+        except UnicodeDecodeError:
+            return None
+        if "\0" in decoded or "\\" in decoded or any(ord(c) < 32 for c in decoded):
+            return None
+        if "%" in decoded and unquote(decoded) != decoded:  # double encoding (%252e): refuse
+            return None
+        return decoded.lstrip("/")
+
+    @staticmethod
+    def _find_file(root: Path, rel: str) -> Path | None:
+        parts = [p for p in rel.split("/") if p]
+        if any(p.startswith(".") for p in parts):
+            return None          # dotfiles, '..' and '.': never served
+        norm = posixpath.normpath("/" + "/".join(parts))
+        current = root
+        for part in [p for p in norm.split("/") if p]:
+            current = current / part
+            if current.is_symlink():
+                return None
+        if current.is_dir():
+            current = current / "index.html"
+            if current.is_symlink():
+                return None
+        if not current.is_file():
+            return None
+        try:
+            current.resolve().relative_to(root.resolve())
+        except ValueError:
+            return None
+        return current
+
+    def _not_found(self, body: bool) -> None:
+        page = self.server.state.out_dir / "404.html"
+        data = page.read_bytes() if page.is_file() and not page.is_symlink() else b"not found\n"
+        ctype = _TYPES[".html"] if page.is_file() else "text/plain"
+        self._send(HTTPStatus.NOT_FOUND, self._inject(data) if page.is_file() else data, ctype, body)
+
+    def _long_poll(self, epoch_text: str, body: bool) -> None:
+        try:
+            epoch = int(epoch_text)
+        except ValueError:
+            self._send(HTTPStatus.BAD_REQUEST, b"bad epoch\n", "text/plain", body)
+            return
+        current = self.server.state.wait_past(epoch, timeout=20.0)
+        self._send(HTTPStatus.OK, str(current).encode(), "text/plain", body, extra={"Cache-Control": "no-store"})
+
+    def _inject(self, data: bytes) -> bytes:
+        script = (_SCRIPT % self.server.state.epoch).encode()
+        idx = data.rfind(b"</body>")
+        return data[:idx] + script + data[idx:] if idx >= 0 else data + script
+
+    def _send(self, status: HTTPStatus, data: bytes, ctype: str, body: bool,
+              extra: dict[str, str] | None = None) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("X-Content-Type-Options", "nosniff")
+            for k, v in (extra or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            if body:
+                self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
+            self.close_connection = True
+
+
+def _rebuild(root: Path, url: str, out_dir: Path, state: PreviewState) -> None:
+    start = time.perf_counter()
+    try:
+        res = build(root, base_url=url, out_dir=out_dir)
+    except SiteError as exc:
+        log.error("build failed (still serving the last good build):\n%s", exc)
+        state.publish(str(exc))
+        return
+    log.info("rebuilt %d files in %.2f s", res.files, time.perf_counter() - start)
+    state.publish(None)
+
+
+def _watch(root: Path, url: str, out_dir: Path, state: PreviewState, stop: threading.Event) -> None:
+    import watchfiles
+
+    paths = [root / p for p in WATCHED if (root / p).exists()]
+    for changes in watchfiles.watch(*paths, stop_event=stop, debounce=150, step=30, raise_interrupt=False,
+                                    watch_filter=lambda _c, p: not os.path.basename(p).startswith(".")):
+        log.info("changed: %s", ", ".join(sorted({Path(p).name for _, p in changes})))
+        _rebuild(root, url, out_dir, state)
+
+
+def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, ready: threading.Event | None = None,
+          stop: threading.Event | None = None) -> None:
+    """Build, serve and watch until interrupted (or until ``stop`` is set, for tests)."""
+    root = root.resolve()
+    loopback = host in ("127.0.0.1", "localhost", "::1")
+    if not loopback:
+        log.warning("listening on %s: the preview is reachable from other machines", host)
+    with tempfile.TemporaryDirectory(prefix="authorsite-serve-") as tmp:
+        out_dir = Path(tmp) / "site"
+        state = PreviewState(out_dir)
+        server = PreviewServer((host, port), state, allow_any_host=not loopback)
+        url = f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{server.server_port}/"
+        build(root, base_url=url, out_dir=out_dir)  # the first build must succeed
+        stop = stop or threading.Event()
+        watcher = threading.Thread(target=_watch, args=(root, url, out_dir, state, stop), daemon=True)
+        watcher.start()
+        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True)
+        thread.start()
+        log.info("serving %s (Ctrl-C to stop)", url)
+        if ready is not None:
+            ready.set()
+        try:
+            while not stop.wait(0.5):
+                pass
+        except KeyboardInterrupt:
+            log.info("stopping")
         finally:
+            stop.set()
+            server.shutdown()
             server.server_close()
