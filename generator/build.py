@@ -19,6 +19,7 @@ from generator.config import ArxivSource, FeedSource, SiteConfig, load_site
 from generator.errors import SiteError
 from generator.output import build_lock, write_site
 from generator.render import render_site
+from generator.search import build_index
 from generator.taxonomy import load_taxonomy
 from generator.themes import make_environment, static_dirs
 
@@ -35,6 +36,7 @@ class BuildResult:
     subjects: int
     warnings: tuple[str, ...]
     seconds: float
+    search_seconds: float = 0.0
 
 
 def read_caches(config: SiteConfig) -> tuple[CachedSources, list[str]]:
@@ -65,7 +67,7 @@ def read_caches(config: SiteConfig) -> tuple[CachedSources, list[str]]:
 
 
 def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = None,
-          strict: bool = False) -> BuildResult:
+          strict: bool = False, search: bool = True) -> BuildResult:
     start = time.perf_counter()
     config = load_site(root, base_url=base_url)
     taxonomy = load_taxonomy()
@@ -79,10 +81,18 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
     env = make_environment(config.root, config.theme)
     files = render_site(env, site, taxonomy)
     target = (out_dir or config.output_path).resolve()
+    search_time = [0.0]
+
+    def finish(staging: Path) -> None:
+        if search:
+            t0 = time.perf_counter()
+            build_index(staging, config.language)
+            search_time[0] = time.perf_counter() - t0
+
     with build_lock(config.root):
-        total = write_site(files, static_dirs(config.root, config.theme), target)
+        total = write_site(files, static_dirs(config.root, config.theme), target, finish)
     return BuildResult(
         out_dir=target, files=len(files), bytes=total, authors=len(site.authors),
         records=sum(len(a.records) for a in site.authors), subjects=len(site.subjects),
-        warnings=tuple(warnings), seconds=time.perf_counter() - start,
+        warnings=tuple(warnings), seconds=time.perf_counter() - start, search_seconds=search_time[0],
     )

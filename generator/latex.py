@@ -3,30 +3,27 @@
 Feed text is untrusted, so nothing from the input may reach the page as markup. Why the
 code looks the way it does:
 
-* Math goes through ``latex2mathml.converter.convert_to_element`` and is serialised here,
-  never through ``latex2mathml.convert``: that function ends with
-  ``xml.sax.saxutils.unescape(tostring(...))``, which turns the escaped text back into raw
-  markup (``$\\text{<script>...}$`` yields a live ``<script>`` inside ``<mtext>``, ``&`` comes
-  out bare), and ``\\href``/``\\style``/``\\class`` become ``href``/``style``/``class``
-  attributes. Our serialiser keeps allow-listed elements and attributes only, escapes every
-  text node and attribute value, and the result is then passed through nh3 with the same
-  allow-list as a second, independent check (cached, so it costs once per distinct formula).
-  nh3's defaults drop ``<math>`` with all its content, hence the explicit MathML lists.
+* Math goes through ``latex2mathml.converter.convert_to_element`` and our own serialiser,
+  never ``latex2mathml.convert``: that ends with ``unescape(tostring(...))``, which turns
+  escaped text back into markup (``$\\text{<script>...}$`` gives a live ``<script>``, ``&``
+  comes out bare), and ``\\href``/``\\style``/``\\class`` become attributes. The serialiser
+  keeps allow-listed elements/attributes only and escapes all text and values; nh3 then
+  re-checks with the same allow-list (cached per formula). nh3's defaults drop ``<math>``
+  and its content, hence the explicit MathML lists.
 * Math that latex2mathml rejects, or that is empty, huge, or over the per-call budget, is
   shown as its escaped source; an unmatched ``$`` is shown as a literal ``$``.
 * Bare braces stay visible: text with no TeX trigger characters takes the fast path (plain
   escaping) and keeps its braces, so the slow path keeps them too, as arXiv's own pages do.
   That also keeps unknown macros exactly as written (``\\method``, ``\\cite{x}``).
   Braces are consumed only as arguments of macros we know, or around ``{\\em ...}``.
-* Known symbol macros keep the following space (``1.69\\texttimes speedup`` reads
-  "1.69× speedup", which is what the author meant even if TeX would eat the space); macros
-  that make letters (``\\ss``, ``\\o``) eat it, because they are used inside words.
-* ``\\\\`` becomes a space rather than ``<br>``: titles sit inside links and headings.
+* Symbol macros keep the next space (``1.69\\texttimes speedup`` meant "1.69× speedup");
+  letter macros eat it (``Stra\\ss e``). ``\\\\`` is a space, not ``<br>`` (titles sit in
+  links and headings). ``~`` is a no-break space, but literal after a space or at the start
+  ("delivers ~1.20$\\times$" in a real abstract means "about").
 * Single quotes are left alone: apostrophes are far more common than `quotes' and ASCII
   keeps search and copy-paste working; only ````...''`` become curly quotes.
-* Every loop is linear: the brace matching is one pass per call, failed searches for a
-  closing math delimiter are remembered, nesting deeper than ``_MAX_DEPTH`` degrades to
-  literal text instead of recursing.
+* Every loop is linear: braces are matched in one pass, a failed search for a closing math
+  delimiter is remembered, nesting deeper than ``_MAX_DEPTH`` becomes literal text.
 """
 
 from __future__ import annotations
@@ -43,7 +40,7 @@ from markupsafe import Markup, escape
 _MAX_DEPTH = 16  # nested macro arguments rendered recursively
 _MAX_MATH = 1000  # longest formula handed to latex2mathml (arXiv abstracts are <= 1920 chars)
 _MATH_BUDGET = 10_000  # formula characters converted per call; the rest shows as source
-_CACHE_MAX_LEN = 8192  # whole-string results are cached only for inputs up to this length
+_CACHE_MAX_LEN = 4096  # whole-string results are cached only for inputs up to this length
 
 _BAD_CHARS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff"
 _CONTROL = re.compile(f"[{_BAD_CHARS}]")
@@ -54,7 +51,8 @@ _SPACES = re.compile(r"[ \t\r\n]*")
 _BRACE = re.compile(r"\\.|[{}]", re.S)
 _ENTITY = re.compile(r"&#x([0-9A-Fa-f]{1,6});")
 
-_EM, _STRONG, _CODE, _PLAIN = ("<em>", "</em>"), ("<strong>", "</strong>"), ("<code>", "</code>"), ("", "")
+_EM, _STRONG, _CODE = ("<em>", "</em>"), ("<strong>", "</strong>"), ("<code>", "</code>")
+_PLAIN = ("", "")
 _UNDERLINE = ('<span class="tex-underline">', "</span>")
 _SMALLCAPS = ('<span class="tex-sc">', "</span>")
 _STYLE_MACROS = {
@@ -69,12 +67,14 @@ _DECLARATIONS = {
     "rm": _PLAIN, "rmfamily": _PLAIN, "sf": _PLAIN, "sffamily": _PLAIN, "upshape": _PLAIN,
     "normalfont": _PLAIN,
 }
-_TOKEN = re.compile(  # the leading lookahead lets re skip plain text ~4x faster
-    r"(?=[$\\{`'~-])(?P<dmath>\$\$|\\\[)|(?P<imath>\$|\\\()"
-    r"|(?P<decl>\{\\(?:" + "|".join(sorted(_DECLARATIONS, key=len, reverse=True)) + r")(?![A-Za-z]))"
-    r"|\\(?P<word>[A-Za-z]+)|\\(?P<sym>.)|(?P<dash>---|--)|(?P<quote>``|'')|(?P<tilde>~)",
+# Every branch starts with a literal, so re can skip plain text with a fast charset scan
+# (about 8x faster than named groups); token() dispatches on the matched text instead.
+_TOKEN = re.compile(
+    r"\$\$?|\\(?:[A-Za-z]+|.)|\{\\(?:" + "|".join(sorted(_DECLARATIONS, key=len, reverse=True))
+    + r")(?![A-Za-z])|---?|``|''|~",
     re.S,
 )
+_REPLACEMENTS = {"---": "—", "--": "–", "``": "“", "''": "”", "~": "\u00a0", "~~": "~"}
 # Closing delimiter patterns (unrolled loops: fast, and they skip escaped characters).
 _CLOSERS = {
     "$": (re.compile(r"[^\\$]*(?:\\.[^\\$]*)*\$", re.S), 1),
@@ -83,23 +83,18 @@ _CLOSERS = {
     "\\[": (re.compile(r"[^\\]*(?:\\[^\]][^\\]*)*\\\]", re.S), 2),
 }
 _SYMBOLS = {
-    "texttimes": "×", "textdiv": "÷", "textpm": "±", "ldots": "…", "dots": "…",
-    "textellipsis": "…", "textendash": "–", "textemdash": "—", "textquoteleft": "‘",
-    "textquoteright": "’", "textquotedblleft": "“", "textquotedblright": "”",
-    "guillemotleft": "«", "guillemotright": "»", "textdegree": "°", "textregistered": "®",
-    "texttrademark": "™", "copyright": "©", "textcopyright": "©", "S": "§", "P": "¶",
-    "dag": "†", "ddag": "‡", "pounds": "£", "textsterling": "£", "euro": "€", "texteuro": "€",
+    "texttimes": "×", "textdiv": "÷", "textpm": "±", "ldots": "…", "dots": "…", "textellipsis": "…",
+    "textendash": "–", "textemdash": "—", "textquoteleft": "‘", "textquoteright": "’",
+    "textquotedblleft": "“", "textquotedblright": "”", "textdegree": "°", "copyright": "©",
+    "textcopyright": "©", "S": "§", "P": "¶", "dag": "†", "ddag": "‡", "pounds": "£", "euro": "€",
     "textbullet": "•", "textbackslash": "\\", "textasciitilde": "~", "textasciicircum": "^",
-    "textunderscore": "_", "textbar": "|", "textless": "<", "textgreater": ">",
-    "textbraceleft": "{", "textbraceright": "}", "textmu": "µ", "textperthousand": "‰",
-    "checkmark": "✓", "LaTeX": "LaTeX", "TeX": "TeX", "LaTeXe": "LaTeX2ε", "quad": "\u2003",
-    "qquad": "\u2003\u2003", "enspace": "\u2002", "thinspace": "\u2009", "slash": "/",
+    "textunderscore": "_", "textbar": "|", "textless": "<", "textgreater": ">", "LaTeX": "LaTeX",
+    "TeX": "TeX", "quad": "\u2003", "qquad": "\u2003\u2003", "thinspace": "\u2009", "slash": "/",
     "newline": " ", "linebreak": " ", "par": " ", "noindent": "", "xspace": "",
 }
-_LETTERS = {
+_LETTERS = {  # letter-making macros eat the following space (Stra\ss e -> Straße)
     "ss": "ß", "ae": "æ", "AE": "Æ", "oe": "œ", "OE": "Œ", "o": "ø", "O": "Ø", "aa": "å",
-    "AA": "Å", "l": "ł", "L": "Ł", "i": "ı", "j": "ȷ", "dh": "ð", "DH": "Ð", "th": "þ",
-    "TH": "Þ", "ng": "ŋ", "NG": "Ŋ",
+    "AA": "Å", "l": "ł", "L": "Ł", "i": "ı", "j": "ȷ",
 }
 _ACCENTS = {  # accent command -> (combining mark, spacing form for an empty argument)
     "'": ("\u0301", "´"), "`": ("\u0300", "`"), "^": ("\u0302", "^"), '"': ("\u0308", "¨"),
@@ -113,7 +108,7 @@ _CONTROL_SYMBOLS = {
     "/": "", "-": "", "@": "",
 }
 _ACCENT_BASE = re.compile(r"\\[ij](?![A-Za-z])|[A-Za-z]")
-_NAMED_ACCENT_BASE = re.compile(r"[ \t]+(\\[ij](?![A-Za-z])|[A-Za-z])")
+_NAMED_BASE = re.compile(r"[ \t]+(\\[ij](?![A-Za-z])|[A-Za-z])")
 
 # MathML allow-list: what latex2mathml emits, minus anything that can carry a URL, script,
 # CSS or an identifier (href, style, class, id, xmlns, on*).
@@ -130,24 +125,21 @@ _MATHML_ATTRS = frozenset(
 _SAFE_VALUE = re.compile(r"[A-Za-z0-9#.%+\- ]{0,64}")
 
 _GREEK = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho"
+_GREEK2 = "sigma tau upsilon phi chi psi omega"
 _MATH_SYMBOLS = {
     **{name: chr(0x3B1 + i) for i, name in enumerate(_GREEK.split())},
-    **{name: chr(0x3C3 + i) for i, name in enumerate("sigma tau upsilon phi chi psi omega".split())},
+    **{name: chr(0x3C3 + i) for i, name in enumerate(_GREEK2.split())},
     "Gamma": "Γ", "Delta": "Δ", "Theta": "Θ", "Lambda": "Λ", "Xi": "Ξ", "Pi": "Π", "Sigma": "Σ",
-    "Upsilon": "Υ", "Phi": "Φ", "Psi": "Ψ", "Omega": "Ω",
-    "varepsilon": "ε", "vartheta": "ϑ", "varphi": "φ", "varpi": "ϖ", "varrho": "ϱ", "varsigma": "ς",
-    "times": "×", "cdot": "·", "cdots": "⋯", "ldots": "…", "dots": "…", "pm": "±", "mp": "∓",
-    "div": "÷", "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "ll": "≪", "gg": "≫", "ne": "≠",
-    "neq": "≠", "approx": "≈", "sim": "∼", "simeq": "≃", "equiv": "≡", "propto": "∝", "infty": "∞",
-    "to": "→", "rightarrow": "→", "leftarrow": "←", "Rightarrow": "⇒", "Leftarrow": "⇐",
-    "leftrightarrow": "↔", "mapsto": "↦", "uparrow": "↑", "downarrow": "↓", "in": "∈",
-    "notin": "∉", "subset": "⊂", "subseteq": "⊆", "cup": "∪", "cap": "∩", "forall": "∀",
-    "exists": "∃", "partial": "∂", "nabla": "∇", "sum": "∑", "prod": "∏", "int": "∫",
-    "sqrt": "√", "circ": "∘", "prime": "′", "ell": "ℓ", "star": "⋆", "ast": "∗", "langle": "⟨",
-    "rangle": "⟩", "emptyset": "∅", "mid": "∣", "parallel": "∥", "perp": "⊥", "neg": "¬",
-    "wedge": "∧", "land": "∧", "vee": "∨", "lor": "∨", "oplus": "⊕", "otimes": "⊗",
-    "quad": " ", "qquad": " ", "left": "", "right": "", "big": "", "Big": "", "bigl": "",
-    "bigr": "", "displaystyle": "", "textstyle": "", "limits": "",
+    "Upsilon": "Υ", "Phi": "Φ", "Psi": "Ψ", "Omega": "Ω", "varepsilon": "ε", "vartheta": "ϑ",
+    "varphi": "φ", "times": "×", "cdot": "·", "cdots": "⋯", "ldots": "…", "dots": "…", "pm": "±",
+    "mp": "∓", "div": "÷", "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "ll": "≪", "gg": "≫",
+    "ne": "≠", "neq": "≠", "approx": "≈", "sim": "∼", "simeq": "≃", "equiv": "≡", "propto": "∝",
+    "infty": "∞", "to": "→", "rightarrow": "→", "leftarrow": "←", "Rightarrow": "⇒",
+    "leftrightarrow": "↔", "in": "∈", "notin": "∉", "subset": "⊂", "subseteq": "⊆", "cup": "∪",
+    "cap": "∩", "forall": "∀", "exists": "∃", "partial": "∂", "nabla": "∇", "sum": "∑", "prod": "∏",
+    "int": "∫", "sqrt": "√", "circ": "∘", "prime": "′", "ell": "ℓ", "langle": "⟨", "rangle": "⟩",
+    "emptyset": "∅", "mid": "∣", "oplus": "⊕", "otimes": "⊗", "quad": " ", "qquad": " ",
+    "left": "", "right": "", "displaystyle": "", "limits": "",
     **{f: f for f in "log ln exp sin cos tan max min arg lim det sup inf".split()},
 }
 _MATH_WRAPPER = re.compile(
@@ -163,18 +155,20 @@ def tex_to_html(text: str) -> Markup:
     """Title/abstract with TeX -> safe HTML (escaped text, <em>/<strong>/<code>, MathML)."""
     if not _has_tex(text):
         return escape(text)
-    if len(text) <= _CACHE_MAX_LEN:
-        return _html_cached(text)
-    return Markup(_Renderer(_CONTROL.sub("", text), html=True).render(0, None, 0))
+    return _html_cached(text) if len(text) <= _CACHE_MAX_LEN else _render_html(text)
 
 
 def tex_to_text(text: str) -> str:
-    """Title/abstract with TeX -> plain Unicode text, whitespace collapsed (for <title>, feeds, search)."""
+    """Title/abstract with TeX -> plain Unicode text, whitespace collapsed (<title>, feeds, search).
+
+    The result is text, not markup: ``<`` stays ``<`` and the caller (template autoescape,
+    XML writer) escapes it.
+    """
     if _has_tex(text):
         text = _Renderer(_CONTROL.sub("", text), html=False).render(0, None, 0)
     if "  " in text or _ODD_SPACE.search(text):
         text = _SPACE_RUN.sub(" ", text)
-    return text.strip()
+    return text.strip(" \t\n\r\f\v")  # plain strip() would also eat a leading/trailing ~
 
 
 def _has_tex(text: str) -> bool:
@@ -182,9 +176,12 @@ def _has_tex(text: str) -> bool:
     return "--" in text or _TRIGGER.search(text) is not None
 
 
-@lru_cache(maxsize=8192)
-def _html_cached(text: str) -> Markup:
+def _render_html(text: str) -> Markup:
     return Markup(_Renderer(_CONTROL.sub("", text), html=True).render(0, None, 0))
+
+
+# Bounded in entries and entry size, so hostile input cannot grow it past a few tens of MB.
+_html_cached = lru_cache(maxsize=4096)(_render_html)
 
 
 class _Renderer:
@@ -221,12 +218,14 @@ class _Renderer:
     def pairs(self) -> dict[int, int]:
         """Position of each '{' -> its matching '}' (escaped braces skipped), computed once."""
         if self._pairs is None:
-            self._pairs, stack = {}, []
+            pairs: dict[int, int] = {}
+            stack: list[int] = []
             for m in _BRACE.finditer(self.text):
                 if m.group() == "{":
                     stack.append(m.start())
                 elif m.group() == "}" and stack:
-                    self._pairs[stack.pop()] = m.start()
+                    pairs[stack.pop()] = m.start()
+            self._pairs = pairs
         return self._pairs
 
     def group_at(self, pos: int, end: int, skip_space: bool = True) -> tuple[int, int] | None:
@@ -240,29 +239,30 @@ class _Renderer:
         return None
 
     def token(self, m: re.Match[str], end: int, depth: int, out: list[str]) -> int:
-        kind, pos = m.lastgroup, m.end()
-        if kind in ("dmath", "imath"):
-            return self.math(m.group(), m.start(), pos, end, out)
-        if kind == "decl":
+        tok, pos = m.group(), m.end()
+        if tok in _CLOSERS:  # $ $$ \( \[
+            return self.math(tok, m.start(), pos, end, out)
+        if tok[0] == "{":  # {\em ...}
             group = self.group_at(m.start(), end, skip_space=False)
             if group is None or depth >= _MAX_DEPTH:
                 out.append(self.plain("{"))
                 return m.start() + 1
-            inner_start = _SPACES.match(self.text, pos, group[1]).end()
-            inner = self.render(inner_start, group[1], depth + 1)
-            out.append(self.wrap(_DECLARATIONS[m.group()[2:]], inner))
+            inner = self.render(_SPACES.match(self.text, pos, group[1]).end(), group[1], depth + 1)
+            out.append(self.wrap(_DECLARATIONS[tok[2:]], inner))
             return group[1] + 1
-        if kind == "word":
-            return self.word(m.group("word"), pos, end, depth, out)
-        if kind == "sym":
-            return self.symbol(m.group("sym"), pos, end, out)
-        replacement = {"---": "—", "--": "–", "``": "“", "''": "”", "~": "\u00a0"}[m.group()]
-        out.append(self.plain(replacement))
+        if tok[0] == "\\":
+            if tok[1].isascii() and tok[1].isalpha():
+                return self.word(tok[1:], pos, end, depth, out)
+            return self.symbol(tok[1], pos, end, out)
+        if tok == "~" and (m.start() == 0 or self.text[m.start() - 1].isspace()):
+            tok = "~~"  # " ~1.2x" means "about", not a tie (a tie after a space would be pointless)
+        out.append(self.plain(_REPLACEMENTS[tok]))
         return pos
 
     def word(self, name: str, pos: int, end: int, depth: int, out: list[str]) -> int:
         if name in _STYLE_MACROS and depth < _MAX_DEPTH and (group := self.group_at(pos, end)):
-            out.append(self.wrap(_STYLE_MACROS[name], self.render(group[0] + 1, group[1], depth + 1)))
+            inner = self.render(group[0] + 1, group[1], depth + 1)
+            out.append(self.wrap(_STYLE_MACROS[name], inner))
             return group[1] + 1
         if name in _ACCENTS and (accented := self.accent(name, pos, end)):
             out.append(self.plain(accented[0]))
@@ -296,11 +296,12 @@ class _Renderer:
             base, after = self.text[group[0] + 1 : group[1]].strip(), group[1] + 1
             if not base and spacing:
                 return spacing, after
-        elif m := (_NAMED_ACCENT_BASE if command.isalpha() else _ACCENT_BASE).match(self.text, pos, end):
+        elif m := (_NAMED_BASE if command.isalpha() else _ACCENT_BASE).match(self.text, pos, end):
             base, after = m.group(m.lastindex or 0), m.end()
         else:
             return None
-        base = {"\\i": "i", "\\j": "j", "ı": "i", "ȷ": "j"}.get(base, base)  # dotless forms carry accents
+        # \i and \j (dotless i/j) exist only to carry accents: \'{\i} is í
+        base = {"\\i": "i", "\\j": "j", "ı": "i", "ȷ": "j"}.get(base, base)
         if len(base) != 1 or not base.isalpha():
             return None
         return unicodedata.normalize("NFC", base + mark), after
@@ -317,13 +318,17 @@ class _Renderer:
             out.append(self.plain(opener))
             return pos
         source, stop = self.text[pos : found.end() - close_len], found.end()
+        display = opener in ("$$", "\\[")
+        if not source.strip():  # an empty formula is not math: show what was typed
+            out.append(self.plain(self.text[start:stop]))
+            return stop
         if not self.html:
-            out.append(f" {_math_to_text(source)} " if len(opener) == 2 else _math_to_text(source))
+            out.append(f" {_math_to_text(source)} " if display else _math_to_text(source))
             return stop
         converted = None
-        if source.strip() and len(source) <= min(_MAX_MATH, self.budget):
+        if len(source) <= min(_MAX_MATH, self.budget):
             self.budget -= len(source)
-            converted = _math_to_html(source, len(opener) == 2)
+            converted = _math_to_html(source, display)
         out.append(converted if converted is not None else self.plain(self.text[start:stop]))
         return stop
 
@@ -337,7 +342,9 @@ def _math_to_html(source: str, display: bool) -> str | None:
         return None
     if body is None:
         return None
-    return nh3.clean(body, tags=set(_MATHML_TAGS), attributes={"*": set(_MATHML_ATTRS)}, link_rel=None)
+    return nh3.clean(
+        body, tags=set(_MATHML_TAGS), attributes={"*": set(_MATHML_ATTRS)}, link_rel=None
+    )
 
 
 def _serialize(element: Element) -> str | None:
@@ -360,7 +367,7 @@ def _serialize(element: Element) -> str | None:
 
 
 def _decode_entities(text: str) -> str:
-    """latex2mathml stores symbols as literal '&#x...;' strings in text nodes; make them characters."""
+    """latex2mathml keeps symbols as literal '&#x...;' strings in text nodes: make characters."""
     return _ENTITY.sub(_entity_char, text) if "&#x" in text else text
 
 

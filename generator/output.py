@@ -18,7 +18,7 @@ import os
 import shutil
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from generator.errors import SiteError
 from generator.model import RenderedFile
@@ -149,13 +149,17 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(b))
 
 
-def write_site(files: Iterable[RenderedFile], static_dirs: Iterable[Path], out_dir: Path) -> int:
-    """Write a whole build into staging and swap it in; the previous build stays until then."""
+def write_site(files: Iterable[RenderedFile], static_dirs: Iterable[Path], out_dir: Path,
+               finish: Callable[[Path], None] | None = None) -> int:
+    """Write a whole build into staging, let ``finish`` complete it there (the search index),
+    then swap it in; the previous build stays until then."""
     check_output_dir(out_dir)
     recover(out_dir)
     staging = staging_dir(out_dir)
     try:
         total = write_tree(files, static_dirs, staging)
+        if finish is not None:
+            finish(staging)
         swap_in(staging, out_dir)
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)

@@ -18,7 +18,9 @@ from urllib.parse import urlsplit
 import jinja2
 from markupsafe import Markup
 
+from generator.assemble import sort_newest_first
 from generator.errors import SiteError
+from generator.exports import site_json, to_bibtex, to_csl_json
 from generator.filters import normalize_name
 from generator.latex import tex_to_html, tex_to_text
 from generator.model import Author, Record, RenderedFile, SiteModel, Subject
@@ -39,12 +41,18 @@ def plan_pages(site: SiteModel, taxonomy: Taxonomy) -> list[PagePlan]:
     for a in site.authors:
         path = f"authors/{a.slug}/"
         plans.append(PagePlan(path + "index.html", a.template, {"page_kind": "author", "author": a}, path))
-        plans.append(PagePlan(path + "feed.xml", "feed.xml", _author_feed(a, site), path + "feed.xml", False))
+        plans.append(_feed(path, f"{a.name} · {site.title}",
+                           f"Publications and source records attributed to {a.name}.", a.records))
     plans.append(PagePlan("subjects/index.html", "subjects.html",
                           {"page_kind": "subjects", "groups": _group_subjects(site.subjects, taxonomy)},
                           "subjects/"))
     for s in site.subjects:
         plans.extend(_subject_pages(s, site.paginate))
+        plans.append(_feed(f"subjects/{s.code}/", f"{s.name} ({s.code}) · {site.title}",
+                           f"Records in {s.name} by the profiled authors.", s.records[:FEED_SIZE]))
+    newest = sort_newest_first({r.key: r for a in site.authors for r in a.records}.values())
+    plans.append(_feed("", site.title, "New records of the profiled authors.", tuple(newest[:FEED_SIZE])))
+    plans.append(PagePlan("search/index.html", "search.html", {"page_kind": "search"}, "search/"))
     for p in site.pages:
         path = f"pages/{p.name}/"
         plans.append(PagePlan(path + "index.html", "page.html", {"page_kind": "page", "page": p}, path))
@@ -78,9 +86,15 @@ def _group_subjects(subjects: Iterable[Subject], taxonomy: Taxonomy) -> list[dic
     return sorted(groups.values(), key=lambda g: (taxonomy.group_rank(g["code"]), g["name"]))
 
 
-def _author_feed(a: Author, site: SiteModel) -> dict[str, Any]:
-    updated = max((_entry_updated(r) for r in a.records), default="1970-01-01T00:00:00Z")
-    return {"page_kind": "feed", "author": a, "records": a.records, "updated": updated}
+FEED_SIZE = 100
+
+
+def _feed(path: str, title: str, subtitle: str, records: tuple[Record, ...]) -> PagePlan:
+    """An Atom feed at ``path``feed.xml for the page at ``path``; updated = newest record, not the clock."""
+    updated = max((_entry_updated(r) for r in records), default="1970-01-01T00:00:00Z")
+    ctx = {"page_kind": "feed", "feed_title": title, "feed_subtitle": subtitle, "alternate": path,
+           "records": records, "updated": updated}
+    return PagePlan(path + "feed.xml", "feed.xml", ctx, path + "feed.xml", False)
 
 
 def _entry_updated(r: Record) -> str:
@@ -93,6 +107,10 @@ def render_site(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) ->
     env.globals.update(helpers)
     plans = plan_pages(site, taxonomy)
     files = [RenderedFile(p.rel_path, _render(env, p).encode("utf-8")) for p in plans]
+    for a in site.authors:
+        files.append(RenderedFile(f"authors/{a.slug}/publications.bib", to_bibtex(a)))
+        files.append(RenderedFile(f"authors/{a.slug}/publications.json", to_csl_json(a)))
+    files.append(RenderedFile("data.json", site_json(site)))
     files.append(RenderedFile("sitemap.xml", _render(env, PagePlan(
         "sitemap.xml", "sitemap.xml", {"urls": [p.url_path for p in plans if p.in_sitemap]})).encode("utf-8")))
     files.append(RenderedFile("robots.txt", (
@@ -159,7 +177,35 @@ def _helpers(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> di
         cat = taxonomy.get(code)
         return cat.name if cat else code
 
+    def author_jsonld(a: Author) -> dict[str, Any]:
+        """schema.org Person with sameAs links, and a ScholarlyArticle per record."""
+        person: dict[str, Any] = {"@type": "Person", "@id": absurl(f"authors/{a.slug}/#person"), "name": a.name,
+                                  "url": absurl(f"authors/{a.slug}/")}
+        if a.affiliation:
+            person["affiliation"] = {"@type": "Organization", "name": a.affiliation}
+        same = [link.url for link in a.links if link.kind != "email"]
+        if same:
+            person["sameAs"] = same
+        works = []
+        for r in a.records:
+            w: dict[str, Any] = {"@type": "ScholarlyArticle", "name": tex_to_text(r.title), "url": r.link}
+            if r.published or r.year:
+                w["datePublished"] = r.published[:10] if r.published else str(r.year)
+            if r.authors:
+                w["author"] = [{"@type": "Person", "name": p.name} for p in r.authors]
+            else:
+                w["author"] = {"@id": person["@id"]}
+            if r.doi_url:
+                w["sameAs"] = r.doi_url
+            if r.arxiv_id:
+                w["identifier"] = f"arXiv:{r.arxiv_id}"
+            if r.subjects:
+                w["about"] = [subject_name(c) for c in r.subjects]
+            works.append(w)
+        return {"@context": "https://schema.org", "@graph": [person, *works]}
+
     helpers: dict[str, Callable[..., Any] | Any] = {
+        "author_jsonld": author_jsonld,
         "site": site, "url": url, "absurl": absurl, "person_slug": person_slug, "record_html": record_html,
         "subject_name": subject_name, "subject_exists": lambda code: code in subjects,
         "authors_by_slug": authors, "tex": tex_to_html, "tex_text": tex_to_text,

@@ -1,0 +1,136 @@
+"""Machine-readable exports of an author's records: BibTeX, CSL-JSON, and the site's JSON.
+
+Pure functions from the model to bytes. BibTeX keeps titles' TeX (its readers are
+LaTeX) but balances braces, since one stray ``{`` from a feed would swallow the rest
+of the file; CSL-JSON and the JSON export carry plain Unicode text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from typing import Any
+
+import bibtexparser
+from bibtexparser.model import Entry, Field
+
+from generator.latex import tex_to_text
+from generator.model import Author, Record, SiteModel
+
+
+def _balanced(text: str) -> str:
+    """Escape every brace if the braces of ``text`` do not balance; drop control characters."""
+    text = "".join(c for c in text if c >= " " or c == "\t")
+    depth = 0
+    for c in text:
+        depth += (c == "{") - (c == "}")
+        if depth < 0:
+            break
+    if depth != 0:
+        text = re.sub(r"(?<!\\)([{}])", r"\\\1", text)
+    return text
+
+
+def _ascii_word(text: str) -> str:
+    text = unicodedata.normalize("NFKD", text)
+    return re.sub(r"[^a-z0-9]", "", "".join(c for c in text if not unicodedata.combining(c)).lower())
+
+
+def bibtex_key(r: Record, author: Author) -> str:
+    first = r.authors[0].name.split()[-1] if r.authors and r.authors[0].name.split() else author.name.split()[-1]
+    word = next((w for w in (_ascii_word(t) for t in tex_to_text(r.title).split()) if len(w) > 3), "record")
+    return f"{_ascii_word(first) or 'anon'}{r.year or ''}{word}"
+
+
+def to_bibtex(author: Author) -> bytes:
+    lib = bibtexparser.Library()
+    seen: dict[str, int] = {}
+    for r in author.records:
+        key = bibtex_key(r, author)
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] > 1:
+            key = f"{key}{chr(ord('a') + seen[key] - 2)}" if seen[key] < 28 else f"{key}{seen[key]}"
+        fields = [Field("title", "{" + _balanced(r.title) + "}")]
+        if r.authors:
+            fields.append(Field("author", " and ".join(_balanced(p.name) for p in r.authors)))
+        if r.year:
+            fields.append(Field("year", str(r.year)))
+        if r.journal_ref:
+            fields.append(Field("journal", _balanced(r.journal_ref)))
+        if r.arxiv_id:
+            fields += [Field("eprint", r.arxiv_id), Field("archivePrefix", "arXiv")]
+            if r.primary_subject:
+                fields.append(Field("primaryClass", r.primary_subject))
+        if r.doi:
+            fields.append(Field("doi", _balanced(r.doi)))
+        fields.append(Field("url", r.link))
+        if r.abstract:
+            fields.append(Field("abstract", _balanced(r.abstract)))
+        if r.comment:
+            fields.append(Field("note", _balanced(r.comment)))
+        kind = "article" if r.journal_ref or r.doi else "misc"
+        lib.add(Entry(kind, key, fields))
+    return bibtexparser.write_string(lib).encode("utf-8")
+
+
+def _csl_name(name: str) -> dict[str, str]:
+    parts = name.split()
+    if len(parts) >= 2:
+        return {"family": parts[-1], "given": " ".join(parts[:-1])}
+    return {"literal": name}
+
+
+def _date_parts(r: Record) -> list[list[int]]:
+    if r.published:
+        y, m, d = (int(x) for x in r.published[:10].split("-"))
+        return [[y, m, d]]
+    return [[r.year]] if r.year else []
+
+
+def csl_item(r: Record) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "id": r.arxiv_id or r.doi or r.key,
+        "type": "article-journal" if r.journal_ref else "article",
+        "title": tex_to_text(r.title),
+        "URL": r.link,
+    }
+    if r.authors:
+        item["author"] = [_csl_name(p.name) for p in r.authors]
+    parts = _date_parts(r)
+    if parts:
+        item["issued"] = {"date-parts": parts}
+    if r.abstract:
+        item["abstract"] = tex_to_text(r.abstract)
+    if r.doi:
+        item["DOI"] = r.doi
+    if r.journal_ref:
+        item["container-title"] = r.journal_ref
+    if r.arxiv_id:
+        item["number"] = f"arXiv:{r.arxiv_id}"
+        item["publisher"] = "arXiv"
+    if r.comment:
+        item["note"] = r.comment
+    return item
+
+
+def to_csl_json(author: Author) -> bytes:
+    return _dumps([csl_item(r) for r in author.records])
+
+
+def site_json(site: SiteModel) -> bytes:
+    """The whole site's data: authors with their record keys, and every record once."""
+    records: dict[str, dict[str, Any]] = {}
+    authors = []
+    for a in site.authors:
+        authors.append({"slug": a.slug, "name": a.name, "affiliation": a.affiliation,
+                        "links": [{"kind": link.kind, "url": link.url} for link in a.links],
+                        "records": [r.key for r in a.records]})
+        for r in a.records:
+            records.setdefault(r.key, r.to_json())
+    return _dumps({"title": site.title, "authors": authors,
+                   "records": [records[k] for k in sorted(records)]})
+
+
+def _dumps(data: Any) -> bytes:  # noqa: ANN401
+    return (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
