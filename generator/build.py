@@ -39,10 +39,12 @@ class BuildResult:
     search_seconds: float = 0.0
 
 
-def read_caches(config: SiteConfig) -> tuple[CachedSources, list[str]]:
-    """Every author's cached fetched sources, with a warning for each one missing or unusable."""
+def read_caches(config: SiteConfig) -> tuple[CachedSources, list[str], list[str]]:
+    """Every author's cached fetched sources; warnings for unusable cache files, and notes
+    for sources never fetched yet (a normal state for a new author, or a site offline)."""
     out: dict[str, tuple[cache.CacheEntry | None, ...]] = {}
     warnings: list[str] = []
+    missing: list[str] = []
     for a in config.authors:
         entries: list[cache.CacheEntry | None] = []
         for source in a.sources:
@@ -53,8 +55,8 @@ def read_caches(config: SiteConfig) -> tuple[CachedSources, list[str]]:
             what = f"arXiv query {source.query!r}" if isinstance(source, ArxivSource) else f"feed {source.url}"
             rel = path.relative_to(config.root).as_posix()
             if not path.is_file():
-                warnings.append(f"{a.path}: no cached records yet for {what}; run 'authorsite fetch' "
-                                f"(building from the other sources)")
+                missing.append(f"{a.path}: no cached records yet for {what}; run 'authorsite fetch' "
+                               f"(building from the other sources)")
                 entries.append(None)
                 continue
             try:
@@ -63,7 +65,7 @@ def read_caches(config: SiteConfig) -> tuple[CachedSources, list[str]]:
                 warnings.append(f"{rel}: {exc}; ignoring it until the next good fetch")
                 entries.append(None)
         out[a.slug] = tuple(entries)
-    return out, warnings
+    return out, warnings, missing
 
 
 def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = None,
@@ -71,7 +73,8 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
     start = time.perf_counter()
     config = load_site(root, base_url=base_url)
     taxonomy = load_taxonomy()
-    cached, warnings = read_caches(config)
+    cached, warnings, missing = read_caches(config)
+    warnings += missing
     for w in warnings:
         log.warning("%s", w)
     if strict and warnings:
