@@ -21,7 +21,12 @@ $(VENV)/.installed-test: $(VENV)/.installed pyproject.toml
 site: $(VENV)/.installed
 	$(CLI) build $(BUILD_FLAGS)
 
-test: $(VENV)/.installed-test
+# vnu-jar (W3C Nu HTML checker) and axe-core for the page-quality tests. --ignore-scripts:
+# vnu-jar's postinstall would download a JDK; the jar is in the package and java comes from apt.
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+
+test: $(VENV)/.installed-test node_modules/.package-lock.json
 	$(PY) -m pytest -q
 
 serve: $(VENV)/.installed
