@@ -8,6 +8,7 @@ network: fetched records come from ``content/cache/`` only.
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
 from dataclasses import dataclass
@@ -71,6 +72,21 @@ def read_caches(config: SiteConfig) -> tuple[CachedSources, list[str], list[str]
 def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = None,
           strict: bool = False, search: bool = True) -> BuildResult:
     start = time.perf_counter()
+    # The cyclic GC re-scans every loaded record object again and again while pages are
+    # rendered (measured in ../shared/bench: 10.4 s -> 5.5 s at 1,000 x 100). Nothing we
+    # load forms garbage cycles, so pause it while loading and freeze what was loaded.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _build(root, base_url, out_dir, strict, search, start)
+    finally:
+        gc.unfreeze()
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool, search: bool,
+           start: float) -> BuildResult:
     config = load_site(root, base_url=base_url)
     taxonomy = load_taxonomy()
     cached, warnings, missing = read_caches(config)
@@ -82,6 +98,8 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
     site = assemble(config, cached, taxonomy)
     log.info("assembled %d authors, %d subjects", len(site.authors), len(site.subjects))
     env = make_environment(config.root, config.theme)
+    gc.freeze()
+    gc.enable()
     files = render_site(env, site, taxonomy)
     target = (out_dir or config.output_path).resolve()
     search_time = [0.0]
