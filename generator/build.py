@@ -111,7 +111,7 @@ def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool,
             search_time[0] = time.perf_counter() - t0
 
     with build_lock(config.root):
-        total = write_site(files, static_dirs(config.root, config.theme), target, finish)
+        total = write_site(files, static_dirs(config.root, config.theme), target, finish, config.root)
     return BuildResult(
         out_dir=target, files=len(files), bytes=total, authors=len(site.authors),
         records=sum(len(a.records) for a in site.authors), subjects=len(site.subjects),

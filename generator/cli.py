@@ -86,8 +86,33 @@ def build(ctx: click.Context, base_url: str | None, output: Path | None, strict:
 @_handle_errors
 def fetch(ctx: click.Context, strict: bool) -> None:
     """Fetch every author's sources into content/cache/ (the only command that uses the network)."""
-    raise SiteError("fetching is not available yet in this version: the arXiv fetcher is still being built",
-                    hint="builds use the typed-in records and whatever is in content/cache/", exit_code=2)
+    from generator.config import load_site
+    from generator.fetch import fetch_site, summary_table
+
+    report = fetch_site(load_site(ctx.obj["root"]))
+    for line in summary_table(report):
+        log.info("%s", line)
+    if report.failed:
+        names = ", ".join(sorted({r.slug for r in report.failed}))
+        message = (f"{len(report.failed)} source(s) could not be fetched ({names}); "
+                   "their cached records were kept as they were")
+        if strict:
+            raise SiteError(message, hint="upstream unavailable; run 'authorsite fetch' again later",
+                            exit_code=3)
+        log.warning("%s; the build will use the cache", message)
+
+
+@cli.command()
+@click.argument("slug")
+@click.pass_context
+@_handle_errors
+def review(ctx: click.Context, slug: str) -> None:
+    """List every fetched record of author SLUG as KEPT or DROPPED, with the rule that decided."""
+    from generator.config import load_site
+    from generator.review import format_review, review_author
+
+    for line in format_review(review_author(load_site(ctx.obj["root"]), slug)):
+        click.echo(line)
 
 
 @cli.command()
@@ -130,7 +155,7 @@ def clean(ctx: click.Context) -> None:
 
     config = load_site(ctx.obj["root"])
     out = config.output_path
-    check_output_dir(out)
+    check_output_dir(out, config.root)
     for p in (out, staging_dir(out), old_dir(out)):
         if p.is_dir():
             shutil.rmtree(p)

@@ -215,6 +215,9 @@ class _Checker:
         if key not in m or m[key] is None:
             return ()
         v = m[key]
+        if isinstance(v, (YFloat, str)) and not isinstance(v, bool):
+            one = self.one_arxiv_id(v, name, m.lines[key])  # a lone id: accept it, or explain (quote it)
+            return (one,) if one else ()
         items = v if isinstance(v, YList) else None
         if items is None:
             self.err(m.lines[key], f"'{name}' must be a list of arXiv ids, found {_describe(v)}")
@@ -313,15 +316,18 @@ def load_site(root: Path, base_url: str | None = None) -> SiteConfig:
         cname = None
     fetch = _load_fetch(ck, m)
     extra = ck.get(m, "extra", "", YMap, "a mapping") or {}
+    description = ck.text(m, "description") or ""
+    language = ck.text(m, "language") or "en"
+    contact = ck.text(m, "contact")
+    paginate = ck.integer(m, "paginate", "", 5, 10000) or 50
     if ck.problems:
         raise SiteError.from_problems(ck.problems)
     authors = load_authors(root)
     pages = load_pages(root)
     return SiteConfig(
-        root=root, title=title, base_url=burl, description=ck.text(m, "description") or "",
-        language=ck.text(m, "language") or "en", theme=theme, output_dir=output_dir,
-        contact=ck.text(m, "contact"), cname=cname, paginate=ck.integer(m, "paginate", "", 5, 10000) or 50,
-        fetch=fetch, extra=dict(extra), authors=authors, pages=pages,
+        root=root, title=title, base_url=burl, description=description, language=language, theme=theme,
+        output_dir=output_dir, contact=contact, cname=cname, paginate=paginate, fetch=fetch,
+        extra=dict(extra), authors=authors, pages=pages,
     )
 
 
@@ -406,7 +412,8 @@ def load_authors(root: Path) -> tuple[AuthorConfig, ...]:
         try:
             author, found = _load_author(f, slug, display)
         except SiteError as exc:
-            problems.extend(exc.problems or (Problem(exc.path or display, exc.line, exc.message),))
+            message = f"{exc.message} ({exc.hint})" if exc.hint else exc.message
+            problems.extend(exc.problems or (Problem(exc.path or display, exc.line, message),))
             continue
         problems.extend(found)
         if author is not None:
@@ -585,16 +592,18 @@ def _load_records(ck: _Checker, value: Any, where: str, line: int) -> RecordsSou
             pub = _iso_date(published)
             if pub is None:
                 ck.err(rm.lines["published"], f"'{w}.published' must be a date such as 2024-05-31, found {_describe(published)}")
+        source = ck.text(rm, "source", w) or "arXiv"
+        authors = tuple(Person(a) for a, _ in ck.texts(rm, "authors", w))
+        abstract = " ".join((ck.text(rm, "abstract", w) or "").split())
+        journal_ref, comment = ck.text(rm, "journal_ref", w), ck.text(rm, "comment", w)
         if title is None or year is None:
             continue
         records.append(Record(
             key=_record_key(arxiv_id, doi, title, year),
-            title=" ".join(title.split()), year=year, source=ck.text(rm, "source", w) or "arXiv",
-            arxiv_id=arxiv_id, authors=tuple(Person(a) for a, _ in ck.texts(rm, "authors", w)),
-            abstract=" ".join((ck.text(rm, "abstract", w) or "").split()), published=pub, updated=pub,
+            title=" ".join(title.split()), year=year, source=source, arxiv_id=arxiv_id, authors=authors,
+            abstract=abstract, published=pub, updated=pub,
             primary_subject=subjects[0] if subjects else None, subjects=tuple(dict.fromkeys(subjects)),
-            doi=doi, journal_ref=ck.text(rm, "journal_ref", w), comment=ck.text(rm, "comment", w),
-            url=url, order=i,
+            doi=doi, journal_ref=journal_ref, comment=comment, url=url, order=i,
         ))
     del tax
     return RecordsSource(records=tuple(records), line=line)
@@ -672,10 +681,11 @@ def load_pages(root: Path) -> tuple[PageSource, ...]:
         title = ck.text(m, "title", required=True)
         weight = ck.integer(m, "weight", "", -10000, 10000)
         nav = ck.get(m, "nav", "", bool, "true or false")
+        description = ck.text(m, "description") or ""
         problems.extend(ck.problems)
         if title is not None and not ck.problems:
             pages.append(PageSource(name=f.stem, path=display, title=title, body=text[match.end():],
-                                    description=ck.text(m, "description") or "", weight=weight or 0,
+                                    description=description, weight=weight or 0,
                                     in_nav=True if nav is None else nav))
     if problems:
         raise SiteError.from_problems(problems)

@@ -10,20 +10,30 @@ import re
 from urllib.parse import quote, urlsplit
 
 # New style YYMM.NNNN(N) since 2007, old style archive(.SC)/YYMMNNN before; optional vN.
-_NEW_ID = re.compile(r"(?P<id>\d{4}\.\d{4,5})(?:v(?P<v>[1-9]\d{0,3}))?")
-_OLD_ID = re.compile(r"(?P<id>[a-z]+(?:-[a-z]+)*(?:\.[A-Z]{2})?/\d{7})(?:v(?P<v>[1-9]\d{0,3}))?")
+# [0-9], not \d: \d matches any Unicode digit (fullwidth, Arabic-Indic), which makes broken links.
+_NEW_ID = re.compile(r"(?P<id>(?P<yy>[0-9]{2})(?P<mm>[0-9]{2})\.(?P<num>[0-9]{4,5}))(?:v(?P<v>[1-9][0-9]{0,3}))?")
+_OLD_ID = re.compile(r"(?P<id>[a-z]+(?:-[a-z]+)*(?:\.[A-Z]{2})?/[0-9]{2}(?:0[1-9]|1[0-2])[0-9]{3})"
+                     r"(?:v(?P<v>[1-9][0-9]{0,3}))?")
 _ABS_PREFIX = re.compile(r"^(?:https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/|arxiv:)", re.I)
-_DOI = re.compile(r"^10\.\d{4,9}/[^\s\"<>]{1,300}$")
+_DOI = re.compile(r"10\.[0-9]{4,9}/[^\s\"<>]{1,300}")
 _DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:)", re.I)
-_SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
+_SLUG = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?")
 
 
 def parse_arxiv_id(text: str) -> tuple[str, int | None] | None:
     """``'http://arxiv.org/abs/2401.01234v2'`` -> ``('2401.01234', 2)``; None if not an arXiv id."""
     s = _ABS_PREFIX.sub("", text.strip())
-    m = _NEW_ID.fullmatch(s) or _OLD_ID.fullmatch(s)
-    if not m:
-        return None
+    m = _NEW_ID.fullmatch(s)
+    if m:
+        # Months 01-12; four digits from 0704 to 1412, five from 1501 (arxiv_identifier.md).
+        yymm = int(m.group("yy") + m.group("mm"))
+        digits = len(m.group("num"))
+        if not 1 <= int(m.group("mm")) <= 12 or yymm < 704 or digits != (4 if yymm <= 1412 else 5):
+            return None
+    else:
+        m = _OLD_ID.fullmatch(s)
+        if not m:
+            return None
     v = m.group("v")
     return m.group("id"), int(v) if v else None
 
@@ -31,7 +41,7 @@ def parse_arxiv_id(text: str) -> tuple[str, int | None] | None:
 def normalize_doi(text: str) -> str | None:
     """A bare DOI (``10.1234/abc``) from a DOI or doi.org URL; None if it is not one."""
     s = _DOI_PREFIX.sub("", text.strip())
-    return s if _DOI.match(s) else None
+    return s if _DOI.fullmatch(s) else None
 
 
 def safe_url(text: str) -> str | None:
@@ -50,7 +60,7 @@ def safe_url(text: str) -> str | None:
 
 def is_slug(text: str) -> bool:
     """A safe single path segment: lower-case letters, digits and inner hyphens."""
-    return bool(_SLUG.match(text))
+    return bool(_SLUG.fullmatch(text))
 
 
 def abs_url(arxiv_id: str) -> str:

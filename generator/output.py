@@ -50,11 +50,12 @@ def build_lock(root: Path) -> Iterator[None]:
 
 
 def staging_dir(out_dir: Path) -> Path:
-    return out_dir.with_name(f"{out_dir.name}.staging")
+    # Distinctive names: recover() deletes these, so they must never be a user's own folder.
+    return out_dir.with_name(f"{out_dir.name}.authorsite-staging")
 
 
 def old_dir(out_dir: Path) -> Path:
-    return out_dir.with_name(f"{out_dir.name}.old")
+    return out_dir.with_name(f"{out_dir.name}.authorsite-old")
 
 
 def recover(out_dir: Path) -> None:
@@ -68,8 +69,17 @@ def recover(out_dir: Path) -> None:
             shutil.rmtree(stale)
 
 
-def check_output_dir(out_dir: Path) -> None:
-    """Refuse to replace something that is not a folder we generated."""
+def check_output_dir(out_dir: Path, site_root: Path | None = None) -> None:
+    """Refuse to replace something that is not a folder we generated (nor the site itself)."""
+    resolved = out_dir.resolve()
+    if site_root is not None:
+        root = site_root.resolve()
+        if resolved == root or resolved in root.parents:
+            raise SiteError("the output folder cannot be the site folder or one of its parents",
+                            path=str(out_dir), hint="use a new folder such as output/", exit_code=EXIT_OUTPUT)
+    if (out_dir / "site.yaml").exists() or (out_dir / ".git").exists() or resolved == Path.home().resolve():
+        raise SiteError("the output folder looks like a site or a repository, not a build",
+                        path=str(out_dir), hint="use a new folder such as output/", exit_code=EXIT_OUTPUT)
     if out_dir.is_symlink() or (out_dir.exists() and not out_dir.is_dir()):
         raise SiteError("output path exists and is not a folder", path=str(out_dir),
                         hint="move it away or set output_dir in site.yaml", exit_code=EXIT_OUTPUT)
@@ -150,10 +160,10 @@ def _exchange(a: Path, b: Path) -> bool:
 
 
 def write_site(files: Iterable[RenderedFile], static_dirs: Iterable[Path], out_dir: Path,
-               finish: Callable[[Path], None] | None = None) -> int:
+               finish: Callable[[Path], None] | None = None, site_root: Path | None = None) -> int:
     """Write a whole build into staging, let ``finish`` complete it there (the search index),
     then swap it in; the previous build stays until then."""
-    check_output_dir(out_dir)
+    check_output_dir(out_dir, site_root)
     recover(out_dir)
     staging = staging_dir(out_dir)
     try:

@@ -107,7 +107,11 @@ def parse_yaml(text: str, path: str) -> tuple[Any, list[Problem]]:
         line = mark.line + 1 if mark else None
         col = f", column {mark.column + 1}" if mark else ""
         what = exc.problem or exc.context or "invalid YAML"
-        raise SiteError(f"YAML syntax error{col}: {what}", path=path, line=line,
+        started = ""
+        if exc.context and exc.context_mark is not None and exc.problem:
+            # e.g. an unclosed quote: the problem is found at the end, the cause is where it began
+            started = f" ({exc.context} that started on line {exc.context_mark.line + 1})"
+        raise SiteError(f"YAML syntax error{col}: {what}{started}", path=path, line=line,
                         hint="check indentation and quoting near this line") from exc
     except yaml.YAMLError as exc:
         raise SiteError(f"YAML error: {exc}", path=path) from exc

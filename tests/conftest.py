@@ -1,0 +1,97 @@
+"""Fixtures shared by the whole suite.
+
+* ``demo``: the repository's demo site (site.yaml + content/) copied into a temporary
+  folder and built once per session with the built-in theme; tests read it, never change it.
+* ``demo_copy``: a fresh copy of the demo site, built, for tests that change or remove files.
+* An autouse guard refuses network connections to anything but the loopback interface,
+  so a test can talk to its own server on 127.0.0.1 but never to the internet
+  (mark a test ``allow_network`` to lift it).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from helpers import build, copy_demo  # noqa: E402
+
+_LOCAL_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "allow_network: let this test open non-loopback connections")
+
+
+def _is_local(host: object) -> bool:
+    if host is None:
+        return True
+    if isinstance(host, bytes):
+        host = host.decode("ascii", "replace")
+    host = str(host).strip("[]")
+    if host in _LOCAL_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+@pytest.fixture(autouse=True)
+def _no_internet(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    if request.node.get_closest_marker("allow_network"):
+        return
+    real_getaddrinfo = socket.getaddrinfo
+    real_connect = socket.socket.connect
+    real_connect_ex = socket.socket.connect_ex
+
+    def getaddrinfo(host, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if not _is_local(host):
+            raise OSError(f"test tried to resolve {host!r}: tests must not use the network")
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    def _check(sock: socket.socket, address: object) -> None:
+        if sock.family in (socket.AF_INET, socket.AF_INET6) and isinstance(address, tuple):
+            if not _is_local(address[0]):
+                raise OSError(f"test tried to connect to {address!r}: tests must not use the network")
+
+    def connect(self, address):  # type: ignore[no-untyped-def]
+        _check(self, address)
+        return real_connect(self, address)
+
+    def connect_ex(self, address):  # type: ignore[no-untyped-def]
+        _check(self, address)
+        return real_connect_ex(self, address)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
+
+
+@dataclass(frozen=True)
+class Demo:
+    root: Path
+    out: Path
+
+    def read(self, rel: str) -> str:
+        return (self.out / rel).read_text("utf-8")
+
+
+@pytest.fixture(scope="session")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
+    """The demo site, built once per session. Read-only for the tests that use it."""
+    root = copy_demo(tmp_path_factory.mktemp("demo") / "site")
+    return Demo(root, build(root))
+
+
+@pytest.fixture
+def demo_copy(tmp_path: Path) -> Demo:
+    """A private copy of the demo site, built, for tests that change it."""
+    root = copy_demo(tmp_path / "site")
+    return Demo(root, build(root))

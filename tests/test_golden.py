@@ -1,0 +1,36 @@
+"""Golden-file test of one author page (issue 2, acceptance 8).
+
+The demo site is built once per session (``demo`` fixture) and its Bin Cui page is
+compared byte for byte with ``tests/golden/bin-cui.html``; a failure shows a unified
+diff. ``AUTHORSITE_UPDATE_GOLDEN=1`` (``make golden``) rewrites the golden file from
+the current build instead: review the diff in git before committing it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+
+import pytest
+
+from helpers import GOLDEN
+
+CASES = {"bin-cui.html": "authors/bin-cui/index.html"}
+
+
+@pytest.mark.parametrize("golden_name, rel", sorted(CASES.items()))
+def test_author_page_matches_golden(demo, golden_name: str, rel: str) -> None:
+    actual = (demo.out / rel).read_text("utf-8")
+    golden = GOLDEN / golden_name
+    if os.environ.get("AUTHORSITE_UPDATE_GOLDEN") == "1":
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(actual, encoding="utf-8", newline="")
+        return
+    assert golden.is_file(), f"{golden} is missing; run 'make golden' to create it"
+    expected = golden.read_text("utf-8")
+    if actual != expected:
+        diff = "".join(difflib.unified_diff(
+            expected.splitlines(keepends=True), actual.splitlines(keepends=True),
+            fromfile=f"tests/golden/{golden_name}", tofile=f"build: {rel}", n=2))
+        pytest.fail(f"{rel} differs from tests/golden/{golden_name} "
+                    f"(if the change is intended: make golden):\n{diff[:20000]}", pytrace=False)
