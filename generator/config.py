@@ -318,6 +318,9 @@ def load_site(root: Path, base_url: str | None = None) -> SiteConfig:
     extra = ck.get(m, "extra", "", YMap, "a mapping") or {}
     description = ck.text(m, "description") or ""
     language = ck.text(m, "language") or "en"
+    if not re.fullmatch(r"[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*", language):
+        ck.err(m.lines.get("language"), f"'language' must be a language tag such as en or pt-BR, found {language!r}")
+        language = "en"
     contact = ck.text(m, "contact")
     paginate = ck.integer(m, "paginate", "", 5, 10000) or 50
     if ck.problems:

@@ -2,7 +2,8 @@
 
 Python-Markdown passes raw HTML through (``<script>`` in a bio stays a script), so
 its output goes through nh3 (the Ammonia sanitizer) with a tight list of tags,
-attributes and URL schemes before it reaches a template as safe markup.
+attributes and URL schemes before it reaches a template as safe markup. Images are
+not allowed: a remote ``src`` would make every visitor's browser call a third party.
 """
 
 from __future__ import annotations
@@ -12,12 +13,11 @@ import nh3
 
 _TAGS = {
     "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "div", "dl", "dt", "em", "h2", "h3",
-    "h4", "h5", "h6", "hr", "i", "img", "li", "ol", "p", "pre", "s", "span", "strong", "sub", "sup",
+    "h4", "h5", "h6", "hr", "i", "li", "ol", "p", "pre", "s", "span", "strong", "sub", "sup",
     "table", "tbody", "td", "th", "thead", "tr", "ul",
 }
 _ATTRS = {
     "a": {"href", "title", "hreflang"},
-    "img": {"src", "alt", "title", "width", "height"},
     "abbr": {"title"},
     "td": {"align"},
     "th": {"align", "scope"},

@@ -606,7 +606,7 @@ HOSTILE_FILES = {
         title: {_yq(XSS)}
         description: {_yq(XSS)}
         base_url: /
-        language: {_yq('en" onmouseover="alert(1)')}
+        language: en
         """,
     "content/authors/eve.yaml": f"""\
         name: {_yq(XSS)}
@@ -757,3 +757,11 @@ def test_unsafe_base_url_option_is_refused(tmp_path: Path) -> None:
     assert "'base_url' must be an http(s) URL" in res.stderr and "Traceback" not in res.stderr
     res = run_cli("-C", root, "build", "--base-url", "//evil.example/")
     assert res.returncode == 1 and "'base_url'" in res.stderr
+
+
+def test_hostile_language_tag_is_refused(tmp_path: Path) -> None:
+    """`language` goes into <html lang> and Pagefind's --force-language: only a language tag passes."""
+    root = make_project(tmp_path, {"site.yaml": "title: T\nbase_url: /\nlanguage: 'en\" onmouseover=\"x'\n"})
+    res = run_cli("-C", root, "build")
+    assert res.returncode == 1 and "Traceback" not in res.stderr
+    assert "site.yaml:3: 'language' must be a language tag" in res.stderr

@@ -330,10 +330,10 @@ def test_good_rebuild_replaces_output_and_leaves_no_staging(good_site: Path) -> 
 
 
 def test_interrupted_build_leftovers_are_repaired(good_site: Path) -> None:
-    """A crash between the two renames leaves output.old and no output/: the next run repairs it."""
+    """A crash between the two renames leaves the old build aside and no output/: the next run repairs it."""
     out = good_site / "output"
-    out.rename(good_site / "output.authorsite-old")
-    (good_site / "output.authorsite-staging").mkdir()
+    out.rename(old_dir(out))
+    staging_dir(out).mkdir()
     res = run_cli("-q", "-C", good_site, "build")
     assert res.returncode == 0, res.stderr
     assert (out / "index.html").is_file()
@@ -463,10 +463,10 @@ def test_check_reports_bad_configuration(good_site: Path) -> None:
 def test_clean_removes_output(tmp_path: Path) -> None:
     root = copy_demo(tmp_path / "site")
     build(root)
-    (root / "output.authorsite-staging").mkdir()
+    staging_dir(root / "output").mkdir()
     res = run_cli("-C", root, "clean")
     assert res.returncode == 0, res.stderr
-    assert not (root / "output").exists() and not (root / "output.authorsite-staging").exists()
+    assert not (root / "output").exists() and not staging_dir(root / "output").exists()
     assert (root / "content/authors/bin-cui.yaml").is_file()
     assert run_cli("-C", root, "clean").returncode == 0  # nothing to clean is fine
 
