@@ -1,0 +1,200 @@
+"""``authorsite fetch``: every author's arXiv queries and feeds -> ``content/cache/``.
+
+The rule is *never lose data*. A source's cache file is replaced only by a complete,
+accepted fetch, and only by a superset of what it held: fetched records are merged
+into the cached ones (new ids added, changed ones replaced, a newer cached version
+never downgraded), nothing is ever removed. A fetch that fails after its retries
+leaves the file byte-identical and the run goes on with a warning; the build then
+uses the cache. ``fetch --strict`` turns such a run into exit status 3.
+
+A file whose records did not change is not rewritten at all, so ``fetched_at`` is
+the time its content last changed and a scheduled fetch with nothing new leaves
+the committed cache (and the git history) untouched. A missing or unreadable cache
+file is simply a first fetch.
+
+All sources share one ``HttpClient``: the delay between requests holds across
+authors, and there is never more than one connection.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+from generator import cache
+from generator.config import ArxivSource, FeedSource, SiteConfig
+from generator.errors import SiteError
+from generator.model import Record
+from generator.output import EXIT_OUTPUT
+from generator.sources import arxiv, feed
+from generator.sources.http import ClientPolicy, FetchError, HttpClient, check_polite
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceResult:
+    slug: str
+    label: str                 # e.g. arXiv 'au:"Bin Cui"' or feed https://...
+    path: str                  # the cache file, relative to the site root
+    requests: int
+    new: int = 0
+    updated: int = 0
+    records: int = 0           # in the cache after this run
+    written: bool = False
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FetchReport:
+    results: tuple[SourceResult, ...]
+
+    @property
+    def failed(self) -> tuple[SourceResult, ...]:
+        return tuple(r for r in self.results if r.error)
+
+    @property
+    def requests(self) -> int:
+        return sum(r.requests for r in self.results)
+
+
+def fetch_site(config: SiteConfig, *, only: Sequence[str] = (), environ: Mapping[str, str] | None = None,
+               client: HttpClient | None = None,
+               now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> FetchReport:
+    """Fetch every fetched source of every author (or of the ``only`` slugs) into the cache."""
+    endpoint = arxiv.endpoint_url(config.fetch, os.environ if environ is None else environ)
+    authors = [a for a in config.authors if not only or a.slug in only]
+    policy = config.fetch
+    for a in authors:   # refuse an impolite setting before the first request, not half-way
+        for s in a.sources:
+            if isinstance(s, ArxivSource):
+                check_polite(endpoint, policy.delay_seconds)
+            elif isinstance(s, FeedSource):
+                check_polite(s.url, policy.delay_seconds, where=a.path)
+    own = client is None
+    http = client or HttpClient(
+        ClientPolicy(delay_seconds=policy.delay_seconds, timeout_seconds=policy.timeout_seconds,
+                     retries=policy.retries, retry_after_cap=policy.retry_after_cap),
+        contact=config.contact)
+    results: list[SourceResult] = []
+    try:
+        for a in authors:
+            for source in a.sources:
+                if isinstance(source, (ArxivSource, FeedSource)):
+                    res = _fetch_source(config, a.slug, source, http, endpoint, now)
+                    results.append(res)
+                    _log_result(res)
+    finally:
+        if own:
+            http.close()
+    return FetchReport(tuple(results))
+
+
+def _fetch_source(config: SiteConfig, slug: str, source: ArxivSource | FeedSource, http: HttpClient,
+                  endpoint: str, now: Callable[[], datetime]) -> SourceResult:
+    path = cache.cache_file(config.cache_path, slug, source)
+    assert path is not None
+    rel = _rel(path, config.root)
+    label = f"arXiv {source.query!r}" if isinstance(source, ArxivSource) else f"feed {source.url}"
+    log.info("%s: fetching %s", slug, label)
+    cached = _read_cache(path, rel)
+    before = http.requests
+    try:
+        if isinstance(source, ArxivSource):
+            fetched: Sequence[Record] = arxiv.fetch_query(
+                http, endpoint, source, config.fetch, cached.records if cached else ()).records
+        else:
+            fetched = feed.fetch_feed(http, source, cached.records if cached else ()).records
+    except FetchError as exc:
+        log.warning("%s: %s could not be fetched: %s; kept %s as it was (the build uses it)",
+                    slug, label, exc.message, rel if cached else "no cache")
+        return SourceResult(slug, label, rel, http.requests - before,
+                            records=len(cached.records) if cached else 0, error=str(exc.reason))
+    merged, new, updated = merge_fetched(cached.records if cached else (), fetched)
+    description = cache.source_description(source)
+    written = False
+    if cached is None or new or updated or cached.source != description:
+        entry = cache.CacheEntry(source=description, fetched_at=now().strftime("%Y-%m-%dT%H:%M:%SZ"),
+                                 records=merged)
+        try:
+            written = cache.write_entry(path, entry)
+        except OSError as exc:   # disk full, read-only checkout: the old file is still there (atomic write)
+            raise SiteError(f"cannot write the cache file: {exc.strerror or exc}", path=rel,
+                            hint="the previous cache file was left as it was; free space or fix permissions "
+                                 "and fetch again", exit_code=EXIT_OUTPUT) from exc
+    return SourceResult(slug, label, rel, http.requests - before, new=new, updated=updated,
+                        records=len(merged), written=written)
+
+
+def merge_fetched(cached: Sequence[Record], fetched: Sequence[Record]) -> tuple[tuple[Record, ...], int, int]:
+    """Cached records plus the fetched ones: (records sorted by key, new count, updated count). Pure.
+
+    Nothing cached is ever dropped; a fetched record replaces its cached copy when it
+    differs, unless it is an older version (arXiv's index can lag behind itself).
+    """
+    by_key = {r.key: r for r in cached}
+    new = updated = 0
+    for r in fetched:
+        r = replace(r, order=0)
+        old = by_key.get(r.key)
+        if old is None:
+            new += 1
+        elif old.version and r.version and r.version < old.version:
+            continue
+        elif old.to_json() != r.to_json():
+            updated += 1
+        else:
+            continue
+        by_key[r.key] = r
+    return tuple(sorted(by_key.values(), key=lambda r: r.key)), new, updated
+
+
+def _read_cache(path: Path, rel: str) -> cache.CacheEntry | None:
+    if not path.is_file():
+        return None
+    try:
+        return cache.read_entry(path)
+    except ValueError as exc:
+        log.warning("%s: %s; fetching it afresh", rel, exc)
+        return None
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _log_result(r: SourceResult) -> None:
+    if r.error:
+        return
+    log.info("%s: %s: %d request%s, %d new, %d updated, %d cached%s", r.slug, r.label, r.requests,
+             "" if r.requests == 1 else "s", r.new, r.updated, r.records, "" if r.written else " (unchanged)")
+
+
+def summary_table(report: FetchReport) -> list[str]:
+    """The end-of-run table: one line per author and source."""
+    head = ("author", "source", "requests", "new", "updated", "records", "status")
+    rows = [(r.slug, _short(r.label, 48), str(r.requests), str(r.new), str(r.updated), str(r.records),
+             ("FAILED, cache kept: " + _short(r.error, 60)) if r.error else ("written" if r.written else "unchanged"))
+            for r in report.results]
+    widths = [max(len(x[i]) for x in (head, *rows)) for i in range(len(head))]
+    numeric = {2, 3, 4, 5}
+
+    def fmt(row: tuple[str, ...]) -> str:
+        return "  ".join(c.rjust(w) if i in numeric else c.ljust(w)
+                         for i, (c, w) in enumerate(zip(row, widths))).rstrip()
+
+    total = (f"{len(report.results)} source(s), {report.requests} request(s), "
+             f"{sum(r.new for r in report.results)} new, {sum(r.updated for r in report.results)} updated, "
+             f"{len(report.failed)} failed")
+    return [fmt(head), *(fmt(r) for r in rows), total]
+
+
+def _short(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"

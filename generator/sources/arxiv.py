@@ -1,0 +1,281 @@
+"""The arXiv API source: query paging, strict acceptance, and entries -> ``Record``.
+
+Parsing: feedparser is the *acceptance gate* only (bozo 0, Atom 1.0); the fields are
+read with ``xml.etree.ElementTree``, for three reasons: feedparser collapses the
+``arxiv:affiliation`` of all authors of an entry into one value (the last), it
+silently shifts impossible dates (2025-02-30 -> 2025-03-02) where we want them
+missing, and a namespace-aware tree reads both of arXiv's response layouts (legacy
+and 2025+) the same way. ElementTree is safe here because ``accept.decode_xml`` has
+already refused any DOCTYPE or ENTITY declaration, so only XML's five predefined
+entities can occur.
+
+Links are never taken from the feed: the model rebuilds the abstract, PDF and DOI
+links from the validated id and DOI. Entries whose id is not an arXiv id are
+skipped with a warning; an error entry (``…/api/errors#…``) is arXiv telling us the
+query is wrong, and is reported with arXiv's own message instead of becoming a paper
+called "Error".
+
+Paging follows arXiv's advice: sorted by last update (newest first), ``start`` and
+``max_results``, stop at ``totalResults``; an empty or short page in the middle, or a
+total smaller than what the cache already holds for the query, is suspicious and
+retried (it is a known transient failure of the API). With a cache, paging stops at
+the first page whose records are all cached at the same version, so an update with
+nothing new costs one request.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+from generator import ids
+from generator.config import ArxivSource, FetchPolicy
+from generator.errors import SiteError
+from generator.model import Person, Record
+from generator.sources.accept import decode_xml, parse_checked
+from generator.sources.http import HttpClient, PermanentError, Response, TransientError, is_arxiv_host
+from generator.sources.text import (
+    ABSTRACT_CAP,
+    ET_AL,
+    FIELD_CAP,
+    MAX_AUTHORS,
+    MAX_TERMS,
+    NAME_CAP,
+    TITLE_CAP,
+    clean_text,
+    optional_text,
+    utc_iso,
+    year_of,
+)
+from generator.taxonomy import Taxonomy, load_taxonomy
+
+log = logging.getLogger(__name__)
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+OPENSEARCH = "{http://a9.com/-/spec/opensearch/1.1/}"
+ARXIV = "{http://arxiv.org/schemas/atom}"
+ENV_ENDPOINT = "ARXIV_API_URL"
+_ABS_PREFIXES = ("http://arxiv.org/abs/", "https://arxiv.org/abs/")   # entry ids: always http, both accepted
+
+
+@dataclass(frozen=True, slots=True)
+class ArxivPage:
+    """One accepted page of results."""
+
+    total: int                       # opensearch:totalResults
+    entries: int                     # entries present, including skipped ones (for paging)
+    records: tuple[Record, ...]
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class QueryResult:
+    records: tuple[Record, ...]      # newest first, one per arXiv id
+    total: int
+    pages: int
+    complete: bool                   # False when stopped early at known records (incremental)
+
+
+# ----------------------------------------------------------------------------- requests
+
+def endpoint_url(policy: FetchPolicy, environ: Mapping[str, str] = os.environ) -> str:
+    """``ARXIV_API_URL`` if set (a mirror or a test server), else ``fetch.arxiv_api`` from site.yaml."""
+    raw = environ.get(ENV_ENDPOINT, "").strip()
+    where = f"environment variable {ENV_ENDPOINT}" if raw else "site.yaml fetch.arxiv_api"
+    url = ids.safe_url(raw or policy.arxiv_api)
+    if url is None:
+        raise SiteError(f"{where} must be an http(s) URL, found {raw or policy.arxiv_api!r}",
+                        hint="e.g. https://export.arxiv.org/api/query")
+    parts = urlsplit(url)
+    if parts.scheme == "http" and is_arxiv_host(url):
+        url = urlunsplit(("https", parts.netloc, parts.path, parts.query, ""))   # arXiv answers http with a 301
+    return url
+
+
+def query_url(endpoint: str, query: str, start: int, max_results: int) -> str:
+    params = urlencode({"search_query": query, "start": start, "max_results": max_results,
+                        "sortBy": "lastUpdatedDate", "sortOrder": "descending"})
+    return f"{endpoint}{'&' if '?' in endpoint else '?'}{params}"
+
+
+def fetch_query(client: HttpClient, endpoint: str, source: ArxivSource, policy: FetchPolicy,
+                cached: Sequence[Record] = ()) -> QueryResult:
+    """Every record of the query (up to ``max_results``), or, with a cache, the new and updated ones."""
+    known = {r.key: r.version for r in cached}
+    limit = policy.max_results
+    found: dict[str, Record] = {}
+    start, pages, total = 0, 0, 0
+    complete = True
+    while True:
+        size = min(policy.page_size, limit - start)
+        url = query_url(endpoint, source.query, start, size)
+        page = client.get(url, functools.partial(accept_page, start=start, size=size, cached=len(known)))
+        pages += 1
+        total = page.total
+        for w in page.warnings:
+            log.warning("%s: %s", url, w)
+        for rec in page.records:
+            found.setdefault(rec.key, rec)
+        start += page.entries
+        if start >= min(total, limit) or page.entries == 0:
+            break
+        if known and all(r.key in known and known[r.key] == r.version for r in page.records):
+            complete = False
+            break
+    if total > limit and complete:
+        log.warning("arXiv query %r matches %d records; only the newest %d are kept (fetch.max_results); "
+                    "narrow the query or raise max_results", source.query, total, limit)
+    return QueryResult(records=tuple(found.values()), total=total, pages=pages, complete=complete)
+
+
+def accept_page(response: Response, *, start: int, size: int, cached: int = 0) -> ArxivPage:
+    """``parse_page`` plus the paging checks: empty, short, or smaller than the cache -> retry."""
+    page = parse_page(response.body, status=response.status)
+    if page.total < cached:
+        raise TransientError(f"arXiv reports {page.total} results but the cache holds {cached} for this "
+                             f"query (a known transient failure; if it is real, delete the cache file)")
+    expected = max(0, min(size, page.total - start))
+    if page.entries == 0 and expected > 0:
+        raise TransientError(f"empty page at start={start} although totalResults is {page.total}")
+    if page.entries < expected:
+        raise TransientError(f"short page at start={start}: {page.entries} entries where {expected} were "
+                             f"expected (totalResults {page.total})")
+    return page
+
+
+# ----------------------------------------------------------------------------- parsing (pure)
+
+def parse_page(body: bytes, *, status: int = 200, taxonomy: Taxonomy | None = None) -> ArxivPage:
+    """Accept or refuse one API response, then normalise its entries. Pure: bytes in, page out."""
+    if status != 200:
+        raise PermanentError(_error_message(body, status))
+    text = decode_xml(body)
+    parse_checked(body, ("atom10",))
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        raise TransientError(f"malformed XML ({exc})") from None
+    if root.tag != f"{ATOM}feed":
+        raise TransientError(f"not an Atom feed (root element {root.tag!r})")
+    total_text = (root.findtext(f"{OPENSEARCH}totalResults") or "").strip()
+    if not total_text.isdigit():
+        raise TransientError(f"no integer opensearch:totalResults (found {total_text[:40]!r})")
+    entries = root.findall(f"{ATOM}entry")
+    error = _error_entry(entries)
+    if error is not None:
+        raise PermanentError(f"arXiv reported an error: {error}")
+    tax = taxonomy or load_taxonomy()
+    records: list[Record] = []
+    warnings: list[str] = []
+    for i, entry in enumerate(entries):
+        rec, notes = normalize_entry(entry, tax, order=i)
+        warnings.extend(notes)
+        if rec is not None:
+            records.append(rec)
+    return ArxivPage(total=int(total_text), entries=len(entries), records=tuple(records), warnings=tuple(warnings))
+
+
+def normalize_entry(entry: ET.Element, tax: Taxonomy, order: int = 0) -> tuple[Record | None, list[str]]:
+    """One ``<entry>`` -> a ``Record`` (or None when its id is not an arXiv id), with warnings."""
+    notes: list[str] = []
+    raw_id = clean_text(entry.findtext(f"{ATOM}id"), 300)
+    parsed = ids.parse_arxiv_id(raw_id) if raw_id.startswith(_ABS_PREFIXES) else None
+    if parsed is None:
+        return None, [f"skipped an entry whose id is not an arXiv id: {raw_id[:100]!r}"]
+    arxiv_id, version = parsed
+    title = clean_text(entry.findtext(f"{ATOM}title"), TITLE_CAP)
+    if not title:
+        notes.append(f"{arxiv_id}: no title; showing the id instead")
+        title = f"arXiv:{arxiv_id}"
+    published = _date(entry, "published", arxiv_id, notes)
+    updated = _date(entry, "updated", arxiv_id, notes)
+    primary, subjects, others = _categories(entry, tax)
+    doi = _doi(entry.findtext(f"{ARXIV}doi"))
+    return Record(
+        key=f"arxiv:{arxiv_id}", title=title, year=year_of(published or updated), source="arXiv",
+        arxiv_id=arxiv_id, version=version, authors=_authors(entry),
+        abstract=clean_text(entry.findtext(f"{ATOM}summary"), ABSTRACT_CAP),
+        published=published, updated=updated, primary_subject=primary, subjects=subjects, other_terms=others,
+        doi=doi, journal_ref=optional_text(entry.findtext(f"{ARXIV}journal_ref")),
+        comment=optional_text(entry.findtext(f"{ARXIV}comment")), order=order,
+    ), notes
+
+
+def _authors(entry: ET.Element) -> tuple[Person, ...]:
+    people = []
+    elements = entry.findall(f"{ATOM}author")
+    for a in elements[:MAX_AUTHORS]:
+        name = clean_text(a.findtext(f"{ATOM}name"), NAME_CAP)
+        if not name:
+            continue
+        affs = tuple(dict.fromkeys(
+            t for t in (clean_text(x.text, NAME_CAP) for x in a.findall(f"{ARXIV}affiliation")) if t))
+        people.append(Person(name, affs))
+    if len(elements) > MAX_AUTHORS:
+        people.append(Person(ET_AL))
+    return tuple(people)
+
+
+def _categories(entry: ET.Element, tax: Taxonomy) -> tuple[str | None, tuple[str, ...], tuple[str, ...]]:
+    """(primary, canonical subjects primary first, non-arXiv terms such as MSC/ACM codes)."""
+    pe = entry.find(f"{ARXIV}primary_category")
+    terms = [clean_text(pe.get("term"), 100)] if pe is not None else []
+    terms += [clean_text(c.get("term"), 100) for c in entry.findall(f"{ATOM}category")]
+    subjects: dict[str, None] = {}
+    others: dict[str, None] = {}
+    for term in terms:
+        if not term:
+            continue
+        code = tax.canonical(term)
+        if code:
+            subjects.setdefault(code)
+        elif len(others) < MAX_TERMS:
+            others.setdefault(term)
+    primary_term = tax.canonical(terms[0]) if terms and terms[0] else None
+    codes = tuple(subjects)[:MAX_TERMS]
+    return primary_term or (codes[0] if codes else None), codes, tuple(others)
+
+
+def _doi(text: str | None) -> str | None:
+    """The first valid DOI of the element (arXiv sometimes lists several, space-separated)."""
+    for token in clean_text(text, FIELD_CAP).split():
+        doi = ids.normalize_doi(token.rstrip(",;"))
+        if doi:
+            return doi
+    return None
+
+
+def _date(entry: ET.Element, name: str, arxiv_id: str, notes: list[str]) -> str | None:
+    raw = clean_text(entry.findtext(f"{ATOM}{name}"), 100)
+    value = utc_iso(raw)
+    if raw and value is None:
+        notes.append(f"{arxiv_id}: impossible or unreadable <{name}> {raw[:40]!r}, treated as missing")
+    return value
+
+
+def _error_entry(entries: list[ET.Element]) -> str | None:
+    """arXiv's message if the feed is an error feed (one entry, id …/api/errors#…, title Error)."""
+    for e in entries:
+        eid = (e.findtext(f"{ATOM}id") or "").strip()
+        title = (e.findtext(f"{ATOM}title") or "").strip()
+        if "arxiv.org/api/errors" in eid or (title == "Error" and not eid.startswith(_ABS_PREFIXES)):
+            return clean_text(e.findtext(f"{ATOM}summary"), 300) or "no message"
+    return None
+
+
+def _error_message(body: bytes, status: int) -> str:
+    """What a non-200 answer says: arXiv's error entry if the body is a safe Atom error feed."""
+    try:
+        root = ET.fromstring(decode_xml(body))
+        message = _error_entry(root.findall(f"{ATOM}entry"))
+    except (TransientError, PermanentError, ET.ParseError):
+        message = None
+    if message:
+        return f"arXiv reported an error (HTTP {status}): {message}"
+    hint = " (is fetch.arxiv_api / ARXIV_API_URL right?)" if status == 404 else ""
+    return f"HTTP {status}{hint}"

@@ -1,0 +1,308 @@
+"""The one HTTP client every source uses: polite, bounded, and retrying in a loop.
+
+Politeness (arXiv's terms of use): one connection, at least ``delay_seconds`` between
+requests measured from the *end* of the previous one (so the server never sees two
+requests closer than that, whatever the network does), a User-Agent naming the tool,
+its version and the site's contact. Below 3 s is refused for arXiv's own hosts.
+
+Bounds: every request has an overall deadline. httpx's timeouts are per read, so a
+server dripping one byte a second would hold it forever: ``transport`` gives every
+socket operation only the time left (headers included), and the elapsed time is also
+checked between body chunks. The body is capped while streaming (the Content-Length
+is checked first, then the bytes actually received, after decompression).
+
+Retries are a loop, not recursion (arxiv.py recursed): exponential back-off with
+jitter on timeouts, connection errors, 5xx, 429 and 406 (arXiv's throttling), and on
+whatever the caller's ``accept`` function calls transient (an empty or short page,
+'Rate exceeded.' with status 200, a truncated body). ``Retry-After`` (seconds or an
+HTTP date) is honoured up to ``retry_after_cap``; beyond it the client gives up at once
+with a clear message instead of sleeping for an hour. Redirects are followed only
+within the same host. Clock, sleep and randomness are injectable for unit tests.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import logging
+import random
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Callable, Mapping, TypeVar
+from urllib.parse import urljoin, urlsplit
+
+import httpcore
+import httpx
+
+from generator import __version__
+from generator.errors import SiteError
+from generator.sources.transport import DeadlineBackend, DeadlineTransport
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+MAX_BYTES = 20 * 1024 * 1024     # a full 2,000-entry arXiv page is about 4 MB
+ARXIV_MIN_DELAY = 3.0            # arXiv's terms of use: one request every three seconds
+MAX_REDIRECTS = 3
+EXIT_UPSTREAM = 3                # exit status of `fetch --strict` when a source failed
+
+
+class TransientError(Exception):
+    """The response cannot be believed now but may be fine later: retry."""
+
+    def __init__(self, reason: str, *, throttled: bool = False, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.throttled = throttled
+        self.retry_after = retry_after
+
+
+class PermanentError(Exception):
+    """Retrying will not help (a bad query, a hostile body, a redirect off-host)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class FetchError(SiteError):
+    """A source could not be fetched after the retries; its cache is left as it was."""
+
+    def __init__(self, url: str, reason: str, attempts: int, hint: str | None = None) -> None:
+        self.url = url
+        self.reason = reason
+        self.attempts = attempts
+        tries = f" after {attempts} attempt{'s' if attempts != 1 else ''}"
+        super().__init__(f"{url}: {reason}{tries}", hint=hint, exit_code=EXIT_UPSTREAM)
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    url: str
+    status: int
+    headers: Mapping[str, str]
+    body: bytes
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class ClientPolicy:
+    delay_seconds: float = 3.0
+    timeout_seconds: float = 30.0
+    retries: int = 4
+    retry_after_cap: float = 120.0
+    max_bytes: int = MAX_BYTES
+
+
+@dataclass(slots=True)
+class Clock:
+    monotonic: Callable[[], float] = time.monotonic
+    sleep: Callable[[float], None] = time.sleep
+    wall: Callable[[], datetime] = field(default=lambda: datetime.now(timezone.utc))
+    random: Callable[[], float] = random.random
+
+
+def user_agent(contact: str | None) -> str:
+    """``authorsite/0.1.0 (+mailto:me@example.org)``; control characters and parentheses dropped."""
+    ua = f"authorsite/{__version__}"
+    if contact:
+        c = "".join(ch for ch in contact if 32 < ord(ch) < 127 and ch not in "()")
+        if c:
+            if "@" in c and not c.startswith(("mailto:", "http://", "https://")):
+                c = "mailto:" + c
+            ua += f" (+{c})"
+    return ua
+
+
+def is_arxiv_host(url: str) -> bool:
+    host = (urlsplit(url).hostname or "").lower().rstrip(".")
+    return host == "arxiv.org" or host.endswith(".arxiv.org")
+
+
+def check_polite(url: str, delay_seconds: float, where: str = "site.yaml") -> None:
+    """Refuse to run faster than arXiv allows against arXiv itself (any other host is up to its owner)."""
+    if is_arxiv_host(url) and delay_seconds < ARXIV_MIN_DELAY:
+        raise SiteError(f"'fetch.delay_seconds' is {delay_seconds:g} s, but arXiv allows at most one request "
+                        f"every {ARXIV_MIN_DELAY:g} s ({url})", path=where,
+                        hint="set fetch.delay_seconds to 3 or more; smaller delays are only for a local "
+                             "mirror or test server (ARXIV_API_URL)")
+
+
+class HttpClient:
+    """GET with one connection, spacing, deadline, size cap and retries. Use as a context manager."""
+
+    def __init__(self, policy: ClientPolicy, *, contact: str | None = None,
+                 clock: Clock | None = None, transport: httpx.BaseTransport | None = None) -> None:
+        self.policy = policy
+        self.clock = clock or Clock()
+        self.requests = 0
+        self._last_end: float | None = None
+        self._backend = DeadlineBackend(self.clock.monotonic)
+        self._client = httpx.Client(
+            timeout=httpx.Timeout(policy.timeout_seconds),
+            follow_redirects=False,
+            limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),   # for proxy mounts too
+            headers={"User-Agent": user_agent(contact),
+                     "Accept": "application/atom+xml, application/rss+xml, application/xml;q=0.9, */*;q=0.1"},
+            transport=transport or DeadlineTransport(self._backend),
+        )
+
+    def __enter__(self) -> "HttpClient":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._client.close()
+
+    # ------------------------------------------------------------------ the retry loop
+
+    def get(self, url: str, accept: Callable[[Response], T]) -> T:
+        """Fetch ``url`` and return ``accept(response)``, retrying transient failures.
+
+        ``accept`` sees every response whose status is not retried by itself (200, and
+        4xx so that an API can report its own error message); it raises
+        ``TransientError`` to ask for another try or ``PermanentError`` to give up.
+        """
+        check_polite(url, self.policy.delay_seconds)
+        attempts = 0
+        while True:
+            attempts += 1
+            try:
+                response = self._request(url)
+                value = accept(response)
+                if response.status != 200:
+                    raise PermanentError(f"HTTP {response.status}")
+                return value
+            except PermanentError as exc:
+                raise FetchError(url, exc.reason, attempts, hint=_hint(exc.reason)) from None
+            except TransientError as exc:
+                if attempts > self.policy.retries:
+                    raise FetchError(url, exc.reason, attempts, hint=_hint(exc.reason, exc.throttled)) from None
+                wait = self._backoff(attempts, exc)
+                if wait is None:
+                    raise FetchError(
+                        url, f"{exc.reason}; the server asked to wait {exc.retry_after:.0f} s (Retry-After), "
+                             f"more than fetch.retry_after_cap ({self.policy.retry_after_cap:g} s), so gave up",
+                        attempts, hint=_hint(exc.reason, True)) from None
+                log.info("%s: %s; retrying in %.1f s (attempt %d of %d)", url, exc.reason, wait,
+                         attempts + 1, self.policy.retries + 1)
+                self.clock.sleep(wait)
+
+    def _backoff(self, attempts: int, exc: TransientError) -> float | None:
+        """Exponential back-off with equal jitter; at least Retry-After; None if that is above the cap."""
+        cap = self.policy.retry_after_cap
+        if exc.retry_after is not None and exc.retry_after > cap:
+            return None
+        base = max(self.policy.delay_seconds, 0.1) * (2 if exc.throttled else 1)
+        span = min(base * 2 ** (attempts - 1), max(cap, base))
+        wait = span / 2 + self.clock.random() * span / 2
+        return max(wait, exc.retry_after or 0.0)
+
+    # ------------------------------------------------------------------ one request (and same-host redirects)
+
+    def _request(self, url: str) -> Response:
+        current = url
+        for _ in range(MAX_REDIRECTS + 1):
+            response = self._once(current)
+            if response.status in (301, 302, 303, 307, 308) and "location" in response.headers:
+                target = urljoin(current, response.headers["location"])
+                if not _same_host(current, target):
+                    raise PermanentError(f"redirected to another host ({target}); not followed")
+                log.debug("%s: redirected to %s", current, target)
+                current = target
+                continue
+            if response.status in (429, 406) or response.status >= 500:
+                throttled = response.status in (429, 406, 503)
+                raise TransientError(f"HTTP {response.status}" + (" (throttled)" if throttled else ""),
+                                     throttled=throttled,
+                                     retry_after=parse_retry_after(response.headers.get("retry-after"),
+                                                                   self.clock.wall()))
+            return response
+        raise PermanentError(f"more than {MAX_REDIRECTS} redirects")
+
+    def _wait_turn(self) -> None:
+        if self._last_end is None:
+            return
+        wait = self._last_end + self.policy.delay_seconds - self.clock.monotonic()
+        if wait > 0:
+            self.clock.sleep(wait)
+
+    def _once(self, url: str) -> Response:
+        self._wait_turn()
+        self.requests += 1
+        start = self.clock.monotonic()
+        deadline = start + self.policy.timeout_seconds
+        self._backend.deadline = deadline
+        received = [0]
+        try:
+            with self._client.stream("GET", url) as r:
+                headers = {k.lower(): v for k, v in r.headers.items()}
+                body = self._read_body(r, headers, deadline, received)
+        except (httpx.TimeoutException, httpcore.TimeoutException):
+            raise TransientError(f"timed out: no complete answer within the {self.policy.timeout_seconds:g} s "
+                                 f"deadline ({received[0]:,} bytes received)") from None
+        except (httpx.UnsupportedProtocol, httpx.InvalidURL, httpcore.UnsupportedProtocol) as exc:
+            raise PermanentError(f"unsupported URL ({exc})") from None
+        except (httpx.HTTPError, httpcore.NetworkError, httpcore.ProtocolError, httpcore.ProxyError) as exc:
+            raise TransientError(f"connection failed ({type(exc).__name__}: {exc})") from None
+        finally:
+            self._backend.deadline = None
+            self._last_end = self.clock.monotonic()
+        seconds = self._last_end - start
+        log.debug("GET %s -> %d, %d bytes in %.2f s", url, r.status_code, len(body), seconds)
+        return Response(url=url, status=r.status_code, headers=headers, body=body, seconds=seconds)
+
+    def _read_body(self, r: httpx.Response, headers: Mapping[str, str], deadline: float,
+                   received: list[int]) -> bytes:
+        cap = self.policy.max_bytes
+        declared = headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > cap and "content-encoding" not in headers:
+            raise PermanentError(f"response of {int(declared):,} bytes is larger than the {cap:,}-byte limit")
+        chunks: list[bytes] = []
+        size = 0
+        for chunk in r.iter_bytes():
+            size += len(chunk)
+            received[0] = size
+            if size > cap:
+                raise PermanentError(f"response body exceeded the {cap:,}-byte limit; stopped reading")
+            if self.clock.monotonic() > deadline:
+                raise TransientError(f"timed out: no complete answer within the {self.policy.timeout_seconds:g} s "
+                                     f"deadline ({size:,} bytes received); stopped reading")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+
+def parse_retry_after(value: str | None, now: datetime) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or an HTTP date); None if absent or unreadable."""
+    if not value:
+        return None
+    v = value.strip()
+    if v.isdigit():
+        return float(v)
+    try:
+        when = email.utils.parsedate_to_datetime(v)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - now).total_seconds())
+
+
+def _same_host(a: str, b: str) -> bool:
+    pa, pb = urlsplit(a), urlsplit(b)
+    if pb.scheme not in ("http", "https") or pa.hostname != pb.hostname:
+        return False
+    default = {"http": 80, "https": 443}
+    port_a = pa.port or default.get(pa.scheme)
+    port_b = pb.port or default.get(pb.scheme)
+    # http -> https on the same host is the one scheme change allowed (arXiv's own 301).
+    return port_a == port_b or (pa.scheme, pb.scheme) == ("http", "https")
+
+
+def _hint(reason: str, throttled: bool = False) -> str:
+    if throttled:
+        return ("the server is throttling requests; the cached records were kept; run 'authorsite fetch' "
+                "again later (or raise fetch.delay_seconds)")
+    return "the cached records were kept; run 'authorsite fetch' again later, or check the source's URL"

@@ -1,0 +1,200 @@
+"""Never lose data: every fault ends with the cache updated correctly, or byte-identical and a clear message.
+
+Each test runs ``fetch.fetch_site`` over real HTTP against the fake arXiv with a
+cache written as a previous good fetch would have left it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+
+import pytest
+from atomgen import corpus, entry_xml, feed_xml
+from fakearxiv import Corpus, Reply, Script
+from fetchkit import JANE, cache_path, hazard, hazard_names, seed_cache
+
+from generator import cache
+from generator.errors import SiteError
+from generator.fetch import fetch_site, merge_fetched
+from generator.sources import arxiv
+
+PREVIOUS = corpus(3)
+
+
+def previous_records() -> list:
+    return list(arxiv.parse_page(feed_xml(PREVIOUS, total=3)).records)
+
+
+@pytest.mark.parametrize("name", hazard_names())
+def test_hazard_leaves_the_cache_byte_identical(arxiv_server, site, caplog, name: str) -> None:
+    payload, meta = hazard(name)
+    s = arxiv_server(Script(Reply(payload, status=meta["status"], content_type=meta["content_type"])))
+    config = site(s.url, retries=1, delay=0.05)
+    before = seed_cache(config, previous_records())
+    with caplog.at_level(logging.WARNING):
+        report = fetch_site(config)
+    assert cache_path(config).read_bytes() == before
+    (result,) = report.results
+    assert result.error and meta["message"] in result.error
+    assert len(s.hits) == (2 if meta["retried"] else 1)
+    assert any("could not be fetched" in r.getMessage() and "kept" in r.getMessage() for r in caplog.records)
+
+
+def test_transient_fault_then_success_updates_the_cache(arxiv_server, site) -> None:
+    payload, _ = hazard("rate-exceeded.txt")
+    s = arxiv_server(Script(Reply(payload, content_type="text/plain"), then=Corpus(corpus(5))))
+    config = site(s.url, retries=2, delay=0.05)
+    before = seed_cache(config, previous_records())
+    (result,) = fetch_site(config).results
+    assert result.error is None and (result.new, result.updated, result.records) == (2, 0, 5)
+    assert cache_path(config).read_bytes() != before
+    assert len(cache.read_entry(cache_path(config)).records) == 5
+    assert len(s.hits) == 2
+
+
+def test_empty_page_then_full_page_is_retried(arxiv_server, site) -> None:
+    s = arxiv_server(Script(Reply(feed_xml([], total=5)), then=Corpus(corpus(5))))
+    config = site(s.url, retries=1, delay=0.05)
+    (result,) = fetch_site(config).results
+    assert result.error is None and result.records == 5 and len(s.hits) == 2
+
+
+def test_short_page_is_retried_and_a_persistent_one_keeps_the_cache(arxiv_server, site) -> None:
+    entries = corpus(8)
+    short = Reply(feed_xml(entries[:2], total=8, per_page=10))
+    s = arxiv_server(Script(short, then=Corpus(entries)))
+    config = site(s.url, retries=1, delay=0.05)
+    (result,) = fetch_site(config).results
+    assert result.error is None and result.records == 8
+
+    s2 = arxiv_server(Script(short))
+    config2 = site(s2.url, retries=1, delay=0.05)
+    before = seed_cache(config2, previous_records())
+    (result2,) = fetch_site(config2).results
+    assert "short page" in (result2.error or "") and cache_path(config2).read_bytes() == before
+
+
+def test_shrink_is_refused(arxiv_server, site) -> None:
+    """arXiv says 1 result for a query whose cache holds 3: suspicious, the 3 are kept."""
+    s = arxiv_server(Script(Reply(feed_xml(PREVIOUS[:1], total=1))))
+    config = site(s.url, retries=1, delay=0.05)
+    before = seed_cache(config, previous_records())
+    (result,) = fetch_site(config).results
+    assert "cache holds 3" in (result.error or "") and cache_path(config).read_bytes() == before
+    assert len(s.hits) == 2
+
+
+def test_zero_results_for_a_new_author_is_an_empty_cache(arxiv_server, site) -> None:
+    s = arxiv_server(Script(Reply(feed_xml([], total=0))))
+    config = site(s.url)
+    (result,) = fetch_site(config).results
+    assert result.error is None and result.records == 0 and len(s.hits) == 1
+    assert cache.read_entry(cache_path(config)).records == ()
+
+
+def test_503_with_retry_after_then_success(arxiv_server, site) -> None:
+    s = arxiv_server(Script(Reply(status=503, headers={"Retry-After": "1"}), then=Corpus(corpus(3))))
+    config = site(s.url, retries=1, delay=0.05)
+    (result,) = fetch_site(config).results
+    assert result.error is None and result.records == 3 and s.start_gaps()[0] >= 1.0
+
+
+def test_429_beyond_the_cap_keeps_the_cache_and_says_why(arxiv_server, site, caplog) -> None:
+    s = arxiv_server(Script(Reply(status=429, headers={"Retry-After": "3600"})))
+    config = site(s.url, retries=3, cap=2)
+    before = seed_cache(config, previous_records())
+    with caplog.at_level(logging.WARNING):
+        (result,) = fetch_site(config).results
+    assert cache_path(config).read_bytes() == before and len(s.hits) == 1
+    assert "Retry-After" in (result.error or "")
+    assert any("Retry-After" in r.getMessage() and "jane-doe" in r.getMessage() for r in caplog.records)
+
+
+def test_timeout_keeps_the_cache(arxiv_server, site) -> None:
+    s = arxiv_server(Script(Reply(hang=True)))
+    config = site(s.url, retries=0, timeout=1)
+    before = seed_cache(config, previous_records())
+    (result,) = fetch_site(config).results
+    assert "timed out" in (result.error or "") and cache_path(config).read_bytes() == before
+
+
+def test_slow_drip_keeps_the_cache(arxiv_server, site) -> None:
+    s = arxiv_server(Script(Reply(feed_xml(corpus(3), total=3), drip=0.02)))
+    config = site(s.url, retries=0, timeout=1)
+    before = seed_cache(config, previous_records())
+    (result,) = fetch_site(config).results
+    assert "deadline" in (result.error or "") and cache_path(config).read_bytes() == before
+
+
+def test_one_failing_author_does_not_stop_the_others(arxiv_server, site) -> None:
+    bad = hazard("html-error-page.html")[0]
+    good = Corpus(corpus(2, author="Ann Other"))
+    s = arxiv_server(lambda path, params: Reply(bad, content_type="text/html")
+                     if "Jane" in params["search_query"] else good(path, params))
+    config = site(s.url, {"jane-doe": JANE, "ann-other": "name: Ann Other\nsources:\n  - arxiv: 'au:\"Ann Other\"'\n"},
+                  retries=0)
+    before = seed_cache(config, previous_records())
+    report = fetch_site(config)
+    by_slug = {r.slug: r for r in report.results}
+    assert by_slug["jane-doe"].error and not by_slug["ann-other"].error and by_slug["ann-other"].records == 2
+    assert cache_path(config).read_bytes() == before
+
+
+def test_corrupt_cache_is_a_first_fetch(arxiv_server, site, caplog) -> None:
+    s = arxiv_server(Corpus(corpus(3)))
+    config = site(s.url)
+    path = cache_path(config)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b'{"format": 1, "records": [')
+    with caplog.at_level(logging.WARNING):
+        (result,) = fetch_site(config).results
+    assert result.records == 3 and result.written
+    assert any("unreadable cache file" in r.getMessage() for r in caplog.records)
+    assert oct(path.stat().st_mode & 0o777) == "0o644"
+
+
+def test_xss_payloads_are_stored_as_text(arxiv_server, site) -> None:
+    x = "<script>alert(1)</script>"
+    s = arxiv_server(Script(Reply(feed_xml([entry_xml("2401.01234", title=x, summary=x, authors=((x, (x,)),),
+                                                      comment=x, journal_ref=x, doi="javascript:alert(1)",
+                                                      links=("javascript:alert(1)",))], total=1))))
+    config = site(s.url)
+    fetch_site(config)
+    (r,) = cache.read_entry(cache_path(config)).records
+    assert (r.title, r.abstract, r.comment, r.journal_ref, r.authors[0].name) == (x, x, x, x, x)
+    assert r.doi is None and r.url is None
+    assert "javascript" not in cache_path(config).read_text("utf-8")
+
+
+def test_impolite_delay_for_arxiv_is_refused_before_any_request(site, monkeypatch) -> None:
+    config = site("https://export.arxiv.org/api/query", delay=1, retries=0)
+    with pytest.raises(SiteError, match="at most one request every 3 s"):
+        fetch_site(config)
+    assert not cache_path(config).exists()
+    # the same delay is fine against a mirror given in ARXIV_API_URL (nothing listens there: it just fails)
+    report = fetch_site(config, environ={"ARXIV_API_URL": "http://127.0.0.1:9/api/query"})
+    assert report.failed and "connection failed" in (report.results[0].error or "")
+
+
+def test_merge_never_drops_and_never_downgrades() -> None:
+    old = previous_records()
+    old[1] = dataclasses.replace(old[1], version=3)
+    changed = arxiv.parse_page(feed_xml([entry_xml(old[0].arxiv_id, 1, title="Changed title")], total=1)).records
+    downgraded = dataclasses.replace(old[1], version=2, title="Stale copy")
+    merged, new, updated = merge_fetched(old, [*changed, downgraded])
+    assert len(merged) == 3 and (new, updated) == (0, 1)
+    by_key = {r.key: r for r in merged}
+    assert by_key[old[0].key].title == "Changed title"
+    assert by_key[old[1].key].version == 3 and by_key[old[1].key].title != "Stale copy"
+
+
+def test_unwritable_cache_is_a_clear_error(arxiv_server, site) -> None:
+    s = arxiv_server(Corpus(corpus(2)))
+    config = site(s.url)
+    blocker = cache_path(config).parent
+    blocker.parent.mkdir(parents=True)
+    blocker.write_text("not a folder")           # works as root too, unlike chmod
+    with pytest.raises(SiteError, match="cannot write the cache file") as info:
+        fetch_site(config)
+    assert info.value.exit_code == 4 and blocker.read_text() == "not a folder"
