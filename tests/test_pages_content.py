@@ -1,0 +1,62 @@
+"""Issue 4, points 1 and 5 on the demo build: math as MathML, macros, and the exports."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import bibtexparser
+
+
+class _Titles(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 0
+        self.titles: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "h3" and ("class", "record-title") in attrs:
+            self.depth = 1
+            self.titles.append("")
+        elif self.depth:
+            self.depth += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.depth:
+            self.depth -= 1
+
+    def handle_data(self, data: str) -> None:
+        if self.depth:
+            self.titles[-1] += data
+
+
+def test_math_and_macros_on_the_demo_pages(demo) -> None:  # noqa: ANN001 - conftest fixture
+    out = demo.out
+    page = (out / "authors/bin-cui/index.html").read_text()
+    assert re.search(r"SparkDiffusion[^<]*<math[^>]*>.*?<mn>265</mn>.*?</math>", page, re.S)
+    assert "<em>high-sparsity trap</em>" in page
+    assert r"\method" in page and r"\name" in page
+    for html_file in out.rglob("*.html"):
+        parser = _Titles()
+        parser.feed(html_file.read_text())
+        for title in parser.titles:
+            assert "$" not in title, f"raw $ math in a title of {html_file}: {title}"
+
+
+def test_bibtex_and_csl_json_exports(demo) -> None:  # noqa: ANN001
+    out = demo.out
+    for slug in ("bin-cui", "bingning-wang"):
+        page = (out / f"authors/{slug}/index.html").read_text()
+        n = page.count('class="record"')
+        assert f"/authors/{slug}/publications.bib" in page and f"/authors/{slug}/publications.json" in page
+        lib = bibtexparser.parse_string((out / f"authors/{slug}/publications.bib").read_text())
+        assert lib.failed_blocks == []
+        assert len(lib.entries) == n and len({e.key for e in lib.entries}) == n
+        assert all("title" in e.fields_dict and "year" in e.fields_dict for e in lib.entries)
+        items = json.loads((out / f"authors/{slug}/publications.json").read_text())
+        assert isinstance(items, list) and len(items) == n
+        for item in items:
+            assert item["id"] and item["type"] in ("article", "article-journal") and item["title"]
+            assert "$" not in item["title"] or "\\" in item["title"]
