@@ -44,7 +44,7 @@ from generator.sources.text import (
     ET_AL,
     FIELD_CAP,
     MAX_AUTHORS,
-    MAX_TERMS,
+    split_terms,
     NAME_CAP,
     TITLE_CAP,
     clean_text,
@@ -226,19 +226,9 @@ def _categories(entry: ET.Element, tax: Taxonomy) -> tuple[str | None, tuple[str
     pe = entry.find(f"{ARXIV}primary_category")
     terms = [clean_text(pe.get("term"), 100)] if pe is not None else []
     terms += [clean_text(c.get("term"), 100) for c in entry.findall(f"{ATOM}category")]
-    subjects: dict[str, None] = {}
-    others: dict[str, None] = {}
-    for term in terms:
-        if not term:
-            continue
-        code = tax.canonical(term)
-        if code:
-            subjects.setdefault(code)
-        elif len(others) < MAX_TERMS:
-            others.setdefault(term)
+    codes, others = split_terms(terms, tax)
     primary_term = tax.canonical(terms[0]) if terms and terms[0] else None
-    codes = tuple(subjects)[:MAX_TERMS]
-    return primary_term or (codes[0] if codes else None), codes, tuple(others)
+    return primary_term or (codes[0] if codes else None), codes, others
 
 
 def _doi(text: str | None) -> str | None:

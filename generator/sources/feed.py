@@ -33,7 +33,7 @@ from generator.sources.text import (
     ABSTRACT_CAP,
     ET_AL,
     MAX_AUTHORS,
-    MAX_TERMS,
+    split_terms,
     NAME_CAP,
     TITLE_CAP,
     clean_text,
@@ -157,18 +157,7 @@ def _authors(e: Any, *, split: bool) -> tuple[Person, ...]:  # noqa: ANN401
 
 
 def _terms(e: Any, tax: Taxonomy) -> tuple[tuple[str, ...], tuple[str, ...]]:  # noqa: ANN401
-    subjects: dict[str, None] = {}
-    others: dict[str, None] = {}
-    for tag in e.get("tags") or ():
-        term = clean_text(str(tag.get("term") or ""), 100)
-        if not term:
-            continue
-        code = tax.canonical(term)
-        if code:
-            subjects.setdefault(code)
-        elif len(others) < MAX_TERMS:
-            others.setdefault(term)
-    return tuple(subjects)[:MAX_TERMS], tuple(others)
+    return split_terms((clean_text(str(tag.get("term") or ""), 100) for tag in e.get("tags") or ()), tax)
 
 
 def _text(e: Any, key: str, cap: int) -> str:  # noqa: ANN401

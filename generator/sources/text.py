@@ -14,6 +14,11 @@ UTC before its year is taken.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Iterable
+
+if TYPE_CHECKING:
+    from generator.taxonomy import Taxonomy
+
 import email.utils
 import re
 from datetime import datetime, timedelta, timezone
@@ -99,3 +104,18 @@ def _parse_rfc822(value: str) -> datetime | None:
     if dt is None:
         return None
     return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+
+
+def split_terms(terms: Iterable[str], tax: Taxonomy) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Category terms -> (canonical arXiv codes in order, other terms such as MSC/ACM codes), capped."""
+    subjects: dict[str, None] = {}
+    others: dict[str, None] = {}
+    for term in terms:
+        if not term:
+            continue
+        code = tax.canonical(term)
+        if code:
+            subjects.setdefault(code)
+        elif len(others) < MAX_TERMS:
+            others.setdefault(term)
+    return tuple(subjects)[:MAX_TERMS], tuple(others)
