@@ -14,16 +14,15 @@ UTC before its year is taken.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
-
-if TYPE_CHECKING:
-    from generator.taxonomy import Taxonomy
-
 import email.utils
 import re
 from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING, Iterable
 
 from generator.config import title_digest
+
+if TYPE_CHECKING:
+    from generator.taxonomy import Taxonomy
 
 TITLE_CAP = 2_000
 ABSTRACT_CAP = 20_000
