@@ -41,5 +41,11 @@ check: $(VENV)/.installed
 clean:
 	rm -rf output
 
+# Side by side with Hugo on a synthetic corpus; BENCH_ARGS="--authors 100 --records 50" for a quick run.
+BENCH_ARGS ?=
+bench: $(VENV)/.installed
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[bench]'
+	$(PY) bench/run.py $(BENCH_ARGS)
+
 golden: $(VENV)/.installed-test
 	AUTHORSITE_UPDATE_GOLDEN=1 $(PY) -m pytest -q tests/test_golden.py

