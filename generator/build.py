@@ -38,6 +38,7 @@ class BuildResult:
     warnings: tuple[str, ...]
     seconds: float
     search_seconds: float = 0.0
+    stages: tuple[tuple[str, float], ...] = ()   # (stage, seconds) in order, for --verbose and the benchmark
 
 
 def read_caches(config: SiteConfig) -> tuple[CachedSources, list[str], list[str]]:
@@ -87,9 +88,19 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
 
 def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool, search: bool,
            start: float) -> BuildResult:
+    stages: list[tuple[str, float]] = []
+    mark = [start]
+
+    def stage(name: str) -> None:
+        now = time.perf_counter()
+        stages.append((name, now - mark[0]))
+        mark[0] = now
+
     config = load_site(root, base_url=base_url)
     taxonomy = load_taxonomy()
+    stage("load config")
     cached, warnings, missing = read_caches(config)
+    stage("read cache")
     warnings += missing
     for w in warnings:
         log.warning("%s", w)
@@ -97,10 +108,12 @@ def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool,
         raise SiteError(f"{len(warnings)} warning(s) and --strict is on", hint="see the warnings above")
     site = assemble(config, cached, taxonomy)
     log.info("assembled %d authors, %d subjects", len(site.authors), len(site.subjects))
+    stage("assemble")
     env = make_environment(config.root, config.theme)
     gc.freeze()
     gc.enable()
     files = render_site(env, site, taxonomy)
+    stage("render")
     target = (out_dir or config.output_path).resolve()
     search_time = [0.0]
 
@@ -112,8 +125,12 @@ def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool,
 
     with build_lock(config.root):
         total = write_site(files, static_dirs(config.root, config.theme), target, finish, config.root)
+    stage("write + search index")
+    for name, seconds in stages:
+        log.debug("  %-22s %6.2f s", name, seconds)
     return BuildResult(
         out_dir=target, files=len(files), bytes=total, authors=len(site.authors),
         records=sum(len(a.records) for a in site.authors), subjects=len(site.subjects),
         warnings=tuple(warnings), seconds=time.perf_counter() - start, search_seconds=search_time[0],
+        stages=tuple(stages),
     )

@@ -9,6 +9,7 @@ until, coauthors). ``decide`` returns the verdict and the rule, which is what
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ class Verdict:
     rule: str
 
 
+@functools.lru_cache(maxsize=65536)
 def normalize_name(name: str) -> str:
     """Case-, accent- and punctuation-insensitive form of a person's name."""
     text = unicodedata.normalize("NFKD", name)

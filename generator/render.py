@@ -163,12 +163,21 @@ def _helpers(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> di
     def person_slug(name: str) -> str | None:
         return site.people.get(normalize_name(name))
 
+    record_template = env.get_template("partials/record.html")
+    entry_template = env.get_template("partials/feed_entry.xml")
+    entries: dict[int, Markup] = {}
+
     def record_html(record: Record) -> Markup:
         html = fragments.get(id(record))
         if html is None:
-            html = Markup(env.get_template("partials/record.html").render(r=record))
-            fragments[id(record)] = html
+            html = fragments[id(record)] = Markup(record_template.render(r=record))
         return html
+
+    def feed_entry(record: Record) -> Markup:
+        xml = entries.get(id(record))
+        if xml is None:
+            xml = entries[id(record)] = Markup(entry_template.render(r=record))
+        return xml
 
     def subject_name(code: str) -> str:
         s = subjects.get(code)
@@ -205,7 +214,7 @@ def _helpers(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> di
         return {"@context": "https://schema.org", "@graph": [person, *works]}
 
     helpers: dict[str, Callable[..., Any] | Any] = {
-        "author_jsonld": author_jsonld,
+        "author_jsonld": author_jsonld, "feed_entry": feed_entry,
         "site": site, "url": url, "absurl": absurl, "person_slug": person_slug, "record_html": record_html,
         "subject_name": subject_name, "subject_exists": lambda code: code in subjects,
         "authors_by_slug": authors, "tex": tex_to_html, "tex_text": tex_to_text,

@@ -31,8 +31,10 @@ def build_index(site_dir: Path, language: str) -> None:
     if binary is None:
         raise SiteError("the search index needs Pagefind, which is not installed",
                         hint="pip install 'pagefind[bin]' (make site does this)")
+    # Only author and free pages carry data-pagefind-body: reading the (many, large) subject
+    # pages and feeds-adjacent files would only cost time and memory.
     cmd = [str(binary), "--site", str(site_dir), "--output-subdir", "pagefind", "--silent",
-           "--force-language", language or "en"]
+           "--force-language", language or "en", "--glob", "{authors,pages}/**/index.html"]
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
     if res.returncode != 0:
         raise SiteError(f"Pagefind failed (exit {res.returncode}): {res.stderr.strip()[:2000]}")
