@@ -165,7 +165,16 @@ def _helpers(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> di
 
     record_template = env.get_template("partials/record.html")
     entry_template = env.get_template("partials/feed_entry.xml")
+    brief_template = env.get_template("partials/record_brief.html")
     entries: dict[int, Markup] = {}
+    briefs: dict[int, Markup] = {}
+
+    def record_brief(record: Record) -> Markup:
+        """The short form subject pages list: the full record lives on its authors' pages."""
+        html = briefs.get(id(record))
+        if html is None:
+            html = briefs[id(record)] = Markup(brief_template.render(r=record))
+        return html
 
     def record_html(record: Record) -> Markup:
         html = fragments.get(id(record))
@@ -214,7 +223,7 @@ def _helpers(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> di
         return {"@context": "https://schema.org", "@graph": [person, *works]}
 
     helpers: dict[str, Callable[..., Any] | Any] = {
-        "author_jsonld": author_jsonld, "feed_entry": feed_entry,
+        "author_jsonld": author_jsonld, "feed_entry": feed_entry, "record_brief": record_brief,
         "site": site, "url": url, "absurl": absurl, "person_slug": person_slug, "record_html": record_html,
         "subject_name": subject_name, "subject_exists": lambda code: code in subjects,
         "authors_by_slug": authors, "tex": tex_to_html, "tex_text": tex_to_text,
