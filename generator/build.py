@@ -14,12 +14,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator import cache
+import yaml
+
+from generator import cache, incremental
 from generator.assemble import CachedSources, assemble
 from generator.config import ArxivSource, FeedSource, SiteConfig, load_site
 from generator.errors import SiteError
 from generator.output import build_lock, write_site
-from generator.render import render_site
+from generator.parallel import check_unique, default_workers, run_tasks
+from generator.render import plan_tasks
 from generator.search import build_index
 from generator.taxonomy import load_taxonomy
 from generator.themes import make_environment, static_dirs
@@ -39,6 +42,19 @@ class BuildResult:
     seconds: float
     search_seconds: float = 0.0
     stages: tuple[tuple[str, float], ...] = ()   # (stage, seconds) in order, for --verbose and the benchmark
+    unchanged: bool = False                      # nothing changed: the previous build was kept as it was
+
+
+def _target(root: Path, out_dir: Path | None) -> Path | None:
+    """The output folder, known before the configuration is loaded (None if site.yaml is unreadable)."""
+    if out_dir is not None:
+        return out_dir.resolve()
+    try:
+        data = yaml.safe_load((root / "site.yaml").read_text("utf-8"))
+        name = data.get("output_dir", "output") if isinstance(data, dict) else "output"
+        return (root / str(name or "output")).resolve()
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
 
 
 def read_caches(config: SiteConfig) -> tuple[CachedSources, list[str], list[str]]:
@@ -71,7 +87,7 @@ def read_caches(config: SiteConfig) -> tuple[CachedSources, list[str], list[str]
 
 
 def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = None,
-          strict: bool = False, search: bool = True) -> BuildResult:
+          strict: bool = False, search: bool = True, workers: int | None = None) -> BuildResult:
     start = time.perf_counter()
     # The cyclic GC re-scans every loaded record object again and again while pages are
     # rendered (measured in ../shared/bench: 10.4 s -> 5.5 s at 1,000 x 100). Nothing we
@@ -79,7 +95,8 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _build(root, base_url, out_dir, strict, search, start)
+        return _build(root, base_url, out_dir, strict, search, start,
+                      default_workers() if workers is None else workers)
     finally:
         gc.unfreeze()
         if gc_was_enabled:
@@ -87,7 +104,7 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
 
 
 def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool, search: bool,
-           start: float) -> BuildResult:
+           start: float, workers: int) -> BuildResult:
     stages: list[tuple[str, float]] = []
     mark = [start]
 
@@ -95,6 +112,18 @@ def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool,
         now = time.perf_counter()
         stages.append((name, now - mark[0]))
         mark[0] = now
+
+    options = {"base_url": base_url, "search": search}
+    root = root.resolve()
+    target = _target(root, out_dir)
+    snap = incremental.snapshot(root)
+    quick = incremental.quick_digest(snap, options)
+    manifest = incremental.Manifest.read(incremental.manifest_path(root, target)) if target else None
+    if target is not None and not strict and incremental.unchanged(manifest, quick, target):
+        log.info("nothing changed since the last build of %s", target)
+        stage("check inputs")
+        return BuildResult(out_dir=target, files=0, bytes=0, authors=0, records=0, subjects=0, warnings=(),
+                           seconds=time.perf_counter() - start, stages=tuple(stages), unchanged=True)
 
     config = load_site(root, base_url=base_url)
     taxonomy = load_taxonomy()
@@ -110,26 +139,44 @@ def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool,
     log.info("assembled %d authors, %d subjects", len(site.authors), len(site.subjects))
     stage("assemble")
     env = make_environment(config.root, config.theme)
+    tasks = plan_tasks(env, site, taxonomy)
+    target = (out_dir or config.output_path).resolve()
+    groups = incremental.group_digests(config, site, options, snap, tasks)
+    search_key = incremental.search_digest(groups, config, snap) if search else ""
     gc.freeze()
     gc.enable()
-    files = render_site(env, site, taxonomy)
-    stage("render")
-    target = (out_dir or config.output_path).resolve()
     search_time = [0.0]
+    reused: list[int] = [0]
 
     def finish(staging: Path) -> None:
-        if search:
-            t0 = time.perf_counter()
+        if not search:
+            return
+        t0 = time.perf_counter()
+        if manifest is not None and manifest.search == search_key and (target / "pagefind").is_dir():
+            incremental.link_tree(target / "pagefind", staging / "pagefind")
+        else:
             build_index(staging, config.language)
-            search_time[0] = time.perf_counter() - t0
+        search_time[0] = time.perf_counter() - t0
+
+    def produce(staging: Path) -> int:
+        check_unique(tasks)
+        keep = incremental.reusable(manifest, groups, tasks, target)
+        for rel in sorted(keep):
+            incremental.link_file(target / rel, staging / rel)
+        reused[0] = len(keep)
+        written = run_tasks([t for t in tasks if t.rel_path not in keep], staging, workers)
+        stage(f"render + write ({workers} process{'es' if workers > 1 else ''}, {len(keep)} files reused)")
+        return written
 
     with build_lock(config.root):
-        total = write_site(files, static_dirs(config.root, config.theme), target, finish, config.root)
-    stage("write + search index")
+        total = write_site(produce, static_dirs(config.root, config.theme), target, finish, config.root)
+        stage("search index" if search else "swap")
+        incremental.Manifest(quick, groups, {t.rel_path: t.group for t in tasks}, search_key).write(
+            incremental.manifest_path(config.root, target))
     for name, seconds in stages:
         log.debug("  %-22s %6.2f s", name, seconds)
     return BuildResult(
-        out_dir=target, files=len(files), bytes=total, authors=len(site.authors),
+        out_dir=target, files=len(tasks), bytes=total, authors=len(site.authors),
         records=sum(len(a.records) for a in site.authors), subjects=len(site.subjects),
         warnings=tuple(warnings), seconds=time.perf_counter() - start, search_seconds=search_time[0],
         stages=tuple(stages),

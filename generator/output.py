@@ -16,12 +16,12 @@ import errno
 import fcntl
 import os
 import shutil
+import stat
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable, Iterator
 
 from generator.errors import SiteError
-from generator.model import RenderedFile
 
 MARKER = ".nojekyll"      # present in every build: how we recognise a folder we made
 _RENAME_EXCHANGE = 2
@@ -30,9 +30,9 @@ EXIT_LOCKED = 5
 
 
 @contextmanager
-def build_lock(root: Path) -> Iterator[None]:
-    """Hold an exclusive lock for the duration of a build of the site at ``root``."""
-    lock_path = root / ".authorsite-build.lock"
+def build_lock(root: Path, what: str = "build") -> Iterator[None]:
+    """Hold an exclusive lock for the duration of a build (or a ``fetch``) of the site at ``root``."""
+    lock_path = root / f".authorsite-{what}.lock"
     try:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
@@ -42,7 +42,7 @@ def build_lock(root: Path) -> Iterator[None]:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:
-            raise SiteError("another build is running for this site", path=str(lock_path),
+            raise SiteError(f"another {what} is running for this site", path=str(lock_path),
                             hint="wait for it to finish", exit_code=EXIT_LOCKED) from exc
         yield
     finally:
@@ -62,10 +62,12 @@ def recover(out_dir: Path) -> None:
     """Repair what an interrupted earlier run left: a missing output with a kept old one,
     and stale staging/old folders."""
     old = old_dir(out_dir)
-    if not out_dir.exists() and old.is_dir():
+    if not out_dir.exists() and not out_dir.is_symlink() and old.is_dir() and not old.is_symlink():
         os.rename(old, out_dir)
     for stale in (staging_dir(out_dir), old):
-        if stale.exists():
+        if stale.is_symlink() or stale.is_file():   # planted, or not ours: never follow it
+            stale.unlink()
+        elif stale.exists():
             shutil.rmtree(stale)
 
 
@@ -87,14 +89,15 @@ def check_output_dir(out_dir: Path, site_root: Path | None = None) -> None:
         raise SiteError("output folder holds files that authorsite did not build", path=str(out_dir),
                         hint="empty it, or choose another output_dir in site.yaml", exit_code=EXIT_OUTPUT)
     parent = out_dir.parent
+    if not parent.is_dir():
+        raise SiteError("the folder that should hold the output folder does not exist (or is a file)",
+                        path=str(parent), exit_code=EXIT_OUTPUT)
     if not os.access(parent, os.W_OK):
         raise SiteError("cannot write next to the output folder", path=str(parent), exit_code=EXIT_OUTPUT)
 
 
-def write_tree(files: Iterable[RenderedFile], static_dirs: Iterable[Path], dest: Path) -> int:
-    """Write static assets (lowest layer first) then rendered files into ``dest``; return bytes."""
-    dest.mkdir(mode=0o755)
-    written: set[str] = set()
+def write_static(static_dirs: Iterable[Path], dest: Path) -> int:
+    """Copy static assets into ``dest/static`` (lowest layer first, so higher layers win)."""
     total = 0
     for layer in static_dirs:
         for src in sorted(layer.rglob("*")):
@@ -106,19 +109,17 @@ def write_tree(files: Iterable[RenderedFile], static_dirs: Iterable[Path], dest:
             shutil.copyfile(src, target)
             os.chmod(target, 0o644)
             total += target.stat().st_size
-    for f in files:
-        rel = _safe_rel(f.rel_path)
-        if rel in written:
-            raise SiteError(f"two pages would be written to the same file '{rel}'",
-                            hint="two authors, subjects or pages map to one address")
-        written.add(rel)
-        target = dest / rel
-        target.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
-        with open(target, "wb") as fh:
-            fh.write(f.data)
-        os.chmod(target, 0o644)
-        total += len(f.data)
     return total
+
+
+def write_file(dest: Path, rel_path: str, data: bytes) -> int:
+    """Write one generated file under ``dest`` (mode 0644); return its size."""
+    target = dest / _safe_rel(rel_path)
+    target.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
+    with open(target, "wb") as fh:
+        fh.write(data)
+    os.chmod(target, 0o644)
+    return len(data)
 
 
 def _safe_rel(rel_path: str) -> str:
@@ -126,6 +127,27 @@ def _safe_rel(rel_path: str) -> str:
     if p.is_absolute() or any(part in ("..", "") for part in p.parts) or "\\" in rel_path or "\0" in rel_path:
         raise SiteError(f"refusing to write outside the output folder: {rel_path!r}")
     return p.as_posix()
+
+
+def normalize_tree(root: Path) -> None:
+    """Give every folder 0755 and every file 0644 whatever the umask (and whatever a tool such as
+    Pagefind created), and refuse anything that is not a plain file or folder (GitHub Pages
+    rejects symlinks and unreadable files)."""
+    os.chmod(root, 0o755)
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = os.path.join(dirpath, name)
+            st = os.lstat(path)
+            if stat.S_ISDIR(st.st_mode):
+                mode = 0o755
+            elif stat.S_ISREG(st.st_mode):   # (hard links to the previous build's files are fine)
+                mode = 0o644
+            else:
+                rel = os.path.relpath(path, root)
+                raise SiteError(f"the build produced '{rel}', which is not a plain file or folder "
+                                "(a symbolic link?); GitHub Pages refuses those", exit_code=EXIT_OUTPUT)
+            if stat.S_IMODE(st.st_mode) != mode:
+                os.chmod(path, mode)
 
 
 def swap_in(staging: Path, out_dir: Path) -> None:
@@ -159,17 +181,20 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(b))
 
 
-def write_site(files: Iterable[RenderedFile], static_dirs: Iterable[Path], out_dir: Path,
+def write_site(produce: Callable[[Path], int], static_dirs: Iterable[Path], out_dir: Path,
                finish: Callable[[Path], None] | None = None, site_root: Path | None = None) -> int:
-    """Write a whole build into staging, let ``finish`` complete it there (the search index),
-    then swap it in; the previous build stays until then."""
+    """Write a whole build into staging (``produce`` writes the generated files there), let
+    ``finish`` complete it (the search index), then swap it in; the previous build stays
+    until then. Returns the bytes written."""
     check_output_dir(out_dir, site_root)
     recover(out_dir)
     staging = staging_dir(out_dir)
     try:
-        total = write_tree(files, static_dirs, staging)
+        staging.mkdir(mode=0o755)
+        total = write_static(static_dirs, staging) + produce(staging)
         if finish is not None:
             finish(staging)
+        normalize_tree(staging)
         swap_in(staging, out_dir)
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)

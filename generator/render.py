@@ -1,14 +1,17 @@
 """Plan the pages of a site and render each one. Pure given a Jinja environment.
 
 ``plan_pages`` turns the site model into a list of ``PagePlan`` (output path,
-template, context); ``render_site`` renders them to ``RenderedFile`` values in
-memory (never streaming into a file: a template error half-way must not leave a
-truncated page). A record's HTML is rendered once and reused on every page that
-lists it (its authors' pages and its subjects' pages).
+template, context); ``plan_tasks`` turns those and the exports into ``Task`` values,
+each making the bytes of one file (rendered whole in memory, never streamed into a
+file: a template error half-way must not leave a truncated page). Tasks carry a
+group (files that share record fragments: an author's page, feed and exports) and
+a weight, so ``parallel.run_tasks`` can spread them over the cores. A record's HTML
+is rendered once per process and reused on every page that lists it.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import traceback
 from dataclasses import dataclass
@@ -34,22 +37,37 @@ class PagePlan:
     context: dict[str, Any]
     url_path: str = ""       # the page's address relative to the base ('' for the home page)
     in_sitemap: bool = True
+    group: str = "site"      # plans of one group share record fragments: render them in one process
+    weight: int = 1          # rough cost (records listed), for balancing processes
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """One output file: where it goes, how to make its bytes, and how to schedule it."""
+
+    rel_path: str
+    make: Callable[[], bytes]
+    group: str = "site"
+    weight: int = 1
 
 
 def plan_pages(site: SiteModel, taxonomy: Taxonomy) -> list[PagePlan]:
     plans = [PagePlan("index.html", "index.html", {"page_kind": "home"}, "")]
     for a in site.authors:
         path = f"authors/{a.slug}/"
-        plans.append(PagePlan(path + "index.html", a.template, {"page_kind": "author", "author": a}, path))
+        group, weight = f"author:{a.slug}", len(a.records) + 1
+        plans.append(PagePlan(path + "index.html", a.template, {"page_kind": "author", "author": a}, path,
+                              group=group, weight=weight))
         plans.append(_feed(path, f"{a.name} · {site.title}",
-                           f"Publications and source records attributed to {a.name}.", a.records))
+                           f"Publications and source records attributed to {a.name}.", a.records, group))
     plans.append(PagePlan("subjects/index.html", "subjects.html",
                           {"page_kind": "subjects", "groups": _group_subjects(site.subjects, taxonomy)},
                           "subjects/"))
     for s in site.subjects:
         plans.extend(_subject_pages(s, site.paginate))
         plans.append(_feed(f"subjects/{s.code}/", f"{s.name} ({s.code}) · {site.title}",
-                           f"Records in {s.name} by the profiled authors.", s.records[:FEED_SIZE]))
+                           f"Records in {s.name} by the profiled authors.", s.records[:FEED_SIZE],
+                           f"subject:{s.code}"))
     newest = sort_newest_first({r.key: r for a in site.authors for r in a.records}.values())
     plans.append(_feed("", site.title, "New records of the profiled authors.", tuple(newest[:FEED_SIZE])))
     plans.append(PagePlan("search/index.html", "search.html", {"page_kind": "search"}, "search/"))
@@ -74,7 +92,8 @@ def _subject_pages(s: Subject, per_page: int) -> list[PagePlan]:
         }
         records = s.records[(n - 1) * per_page: n * per_page]
         out.append(PagePlan(path + "index.html", "subject.html",
-                            {"page_kind": "subject", "subject": s, "records": records, "pager": pager}, path))
+                            {"page_kind": "subject", "subject": s, "records": records, "pager": pager}, path,
+                            group=f"subject:{s.code}", weight=len(records) + 1))
     return out
 
 
@@ -89,36 +108,47 @@ def _group_subjects(subjects: Iterable[Subject], taxonomy: Taxonomy) -> list[dic
 FEED_SIZE = 100
 
 
-def _feed(path: str, title: str, subtitle: str, records: tuple[Record, ...]) -> PagePlan:
+def _feed(path: str, title: str, subtitle: str, records: tuple[Record, ...], group: str = "site") -> PagePlan:
     """An Atom feed at ``path``feed.xml for the page at ``path``; updated = newest record, not the clock."""
     updated = max((_entry_updated(r) for r in records), default="1970-01-01T00:00:00Z")
     ctx = {"page_kind": "feed", "feed_title": title, "feed_subtitle": subtitle, "alternate": path,
            "records": records, "updated": updated}
-    return PagePlan(path + "feed.xml", "feed.xml", ctx, path + "feed.xml", False)
+    return PagePlan(path + "feed.xml", "feed.xml", ctx, path + "feed.xml", False, group, len(records) + 1)
 
 
 def _entry_updated(r: Record) -> str:
     return r.updated or r.published or f"{r.year or 1970}-01-01T00:00:00Z"
 
 
-def render_site(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> list[RenderedFile]:
-    """Render every planned page, plus sitemap.xml and robots.txt."""
+def plan_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> list[Task]:
+    """Every file of the site as a task: pages, feeds, exports, sitemap, robots.txt."""
     helpers = _helpers(env, site, taxonomy)
     env.globals.update(helpers)
     plans = plan_pages(site, taxonomy)
-    files = [RenderedFile(p.rel_path, _render(env, p).encode("utf-8")) for p in plans]
+    tasks = [Task(p.rel_path, functools.partial(_render_bytes, env, p), p.group, p.weight) for p in plans]
     for a in site.authors:
-        files.append(RenderedFile(f"authors/{a.slug}/publications.bib", to_bibtex(a)))
-        files.append(RenderedFile(f"authors/{a.slug}/publications.json", to_csl_json(a)))
-    files.append(RenderedFile("data.json", site_json(site)))
-    files.append(RenderedFile("sitemap.xml", _render(env, PagePlan(
-        "sitemap.xml", "sitemap.xml", {"urls": [p.url_path for p in plans if p.in_sitemap]})).encode("utf-8")))
-    files.append(RenderedFile("robots.txt", (
-        f"User-agent: *\nAllow: /\nSitemap: {helpers['absurl']('sitemap.xml')}\n").encode("utf-8")))
-    files.append(RenderedFile(".nojekyll", b""))
+        group, weight = f"author:{a.slug}", len(a.records) // 2 + 1
+        tasks.append(Task(f"authors/{a.slug}/publications.bib", functools.partial(to_bibtex, a), group, weight))
+        tasks.append(Task(f"authors/{a.slug}/publications.json", functools.partial(to_csl_json, a), group, weight))
+    records = sum(len(a.records) for a in site.authors)
+    tasks.append(Task("data.json", functools.partial(site_json, site), "data", records // 4 + 1))
+    sitemap = PagePlan("sitemap.xml", "sitemap.xml", {"urls": [p.url_path for p in plans if p.in_sitemap]})
+    tasks.append(Task("sitemap.xml", functools.partial(_render_bytes, env, sitemap)))
+    robots = f"User-agent: *\nAllow: /\nSitemap: {helpers['absurl']('sitemap.xml')}\n".encode("utf-8")
+    tasks.append(Task("robots.txt", functools.partial(bytes, robots)))
+    tasks.append(Task(".nojekyll", bytes))
     if site.cname:
-        files.append(RenderedFile("CNAME", (site.cname + "\n").encode("ascii")))
-    return files
+        tasks.append(Task("CNAME", functools.partial(bytes, (site.cname + "\n").encode("ascii"))))
+    return tasks
+
+
+def render_site(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> list[RenderedFile]:
+    """Every file of the site rendered in this process, in memory (small sites, tests)."""
+    return [RenderedFile(t.rel_path, t.make()) for t in plan_tasks(env, site, taxonomy)]
+
+
+def _render_bytes(env: jinja2.Environment, plan: PagePlan) -> bytes:
+    return _render(env, plan).encode("utf-8")
 
 
 def _render(env: jinja2.Environment, plan: PagePlan) -> str:
@@ -150,7 +180,6 @@ def _template_frame(exc: BaseException) -> tuple[str | None, int | None]:
 def _helpers(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> dict[str, Any]:
     base_path = urlsplit(site.base_url).path or "/"
     absolute = site.base_url if urlsplit(site.base_url).scheme else None
-    fragments: dict[int, Markup] = {}
     subjects = {s.code: s for s in site.subjects}
     authors = site.author_by_slug
 
@@ -163,30 +192,24 @@ def _helpers(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> di
     def person_slug(name: str) -> str | None:
         return site.people.get(normalize_name(name))
 
-    record_template = env.get_template("partials/record.html")
-    entry_template = env.get_template("partials/feed_entry.xml")
-    brief_template = env.get_template("partials/record_brief.html")
-    entries: dict[int, Markup] = {}
-    briefs: dict[int, Markup] = {}
+    def cached_fragment(template_name: str) -> Callable[[Record], Markup]:
+        """A record's fragment rendered once (per process) and reused on every page listing it.
+        The template is loaded on first use, inside a page's render, so its errors name that page."""
+        cache: dict[int, Markup] = {}
+        template: list[jinja2.Template] = []
 
-    def record_brief(record: Record) -> Markup:
-        """The short form subject pages list: the full record lives on its authors' pages."""
-        html = briefs.get(id(record))
-        if html is None:
-            html = briefs[id(record)] = Markup(brief_template.render(r=record))
-        return html
+        def fragment(record: Record) -> Markup:
+            html = cache.get(id(record))
+            if html is None:
+                if not template:
+                    template.append(env.get_template(template_name))
+                html = cache[id(record)] = Markup(template[0].render(r=record))
+            return html
+        return fragment
 
-    def record_html(record: Record) -> Markup:
-        html = fragments.get(id(record))
-        if html is None:
-            html = fragments[id(record)] = Markup(record_template.render(r=record))
-        return html
-
-    def feed_entry(record: Record) -> Markup:
-        xml = entries.get(id(record))
-        if xml is None:
-            xml = entries[id(record)] = Markup(entry_template.render(r=record))
-        return xml
+    record_html = cached_fragment("partials/record.html")
+    record_brief = cached_fragment("partials/record_brief.html")  # subject pages' short form
+    feed_entry = cached_fragment("partials/feed_entry.xml")
 
     def subject_name(code: str) -> str:
         s = subjects.get(code)

@@ -238,7 +238,7 @@ class PreviewHandler(BaseHTTPRequestHandler):
 def _rebuild(root: Path, url: str, out_dir: Path, state: PreviewState) -> None:
     start = time.perf_counter()
     try:
-        res = build(root, base_url=url, out_dir=out_dir)
+        res = build(root, base_url=url, out_dir=out_dir, workers=1)
     except SiteError as exc:
         log.error("build failed (still serving the last good build):\n%s", exc)
         state.publish(str(exc))
@@ -269,7 +269,7 @@ def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, ready: threadin
         state = PreviewState(out_dir)
         server = PreviewServer((host, port), state, allow_any_host=not loopback)
         url = f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{server.server_port}/"
-        build(root, base_url=url, out_dir=out_dir)  # the first build must succeed
+        build(root, base_url=url, out_dir=out_dir, workers=1)  # the first build must succeed
         stop = stop or threading.Event()
         watcher = threading.Thread(target=_watch, args=(root, url, out_dir, state, stop), daemon=True)
         watcher.start()

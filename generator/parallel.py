@@ -1,0 +1,113 @@
+"""Render and write a site's files on every core.
+
+Tasks are grouped (an author's page, feed and exports share that author's record
+fragments) and the groups dealt to processes by weight, heaviest first, each to the
+least loaded. Processes are forked after the model is loaded and the GC frozen, so
+they share the loaded records copy-on-write and nothing is pickled but a count.
+Each process writes its own files into the staging folder; which process made a
+file never changes its bytes, so the output is the same for any number of workers.
+
+Forking a process that runs threads is unsafe (a lock held by another thread stays
+held in the child), so the preview server, which builds from a watcher thread,
+uses one worker.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import traceback
+from collections import defaultdict
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Sequence
+
+from generator.errors import SiteError
+from generator.output import write_file
+from generator.render import Task
+
+MIN_PARALLEL_WEIGHT = 3000   # below this, forking costs more than it saves
+
+
+def default_workers() -> int:
+    env = os.environ.get("AUTHORSITE_WORKERS")
+    if env and env.isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def check_unique(tasks: Sequence[Task]) -> None:
+    seen: set[str] = set()
+    for t in tasks:
+        if t.rel_path in seen:
+            raise SiteError(f"two pages would be written to the same file '{t.rel_path}'",
+                            hint="two authors, subjects or pages map to one address")
+        seen.add(t.rel_path)
+
+
+def deal(tasks: Sequence[Task], workers: int) -> list[list[Task]]:
+    """Split tasks into ``workers`` shares of similar weight, never splitting a group."""
+    groups: dict[str, list[Task]] = defaultdict(list)
+    for t in tasks:
+        groups[t.group].append(t)
+    shares: list[list[Task]] = [[] for _ in range(workers)]
+    loads = [0] * workers
+    for name in sorted(groups, key=lambda g: (-sum(t.weight for t in groups[g]), g)):
+        i = loads.index(min(loads))
+        shares[i].extend(groups[name])
+        loads[i] += sum(t.weight for t in groups[name])
+    return shares
+
+
+def _run_share(share: Sequence[Task], dest: Path) -> int:
+    return sum(write_file(dest, t.rel_path, t.make()) for t in share)
+
+
+def _child(share: Sequence[Task], dest: Path, conn: Connection) -> None:
+    try:
+        conn.send(("ok", _run_share(share, dest)))
+    except SiteError as exc:
+        conn.send(("error", exc.message, exc.path, exc.line, exc.hint, exc.exit_code))
+    except BaseException:  # noqa: BLE001 - reported to the parent, which raises it
+        conn.send(("bug", traceback.format_exc()))
+    finally:
+        conn.close()
+
+
+def run_tasks(tasks: Sequence[Task], dest: Path, workers: int) -> int:
+    """Make and write every task's file under ``dest``; return the bytes written."""
+    check_unique(tasks)
+    if workers <= 1 or sum(t.weight for t in tasks) < MIN_PARALLEL_WEIGHT:
+        return _run_share(tasks, dest)
+    shares = deal(tasks, workers)
+    ctx = multiprocessing.get_context("fork")
+    children = []
+    for share in shares[1:]:
+        recv, send = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=_child, args=(share, dest, send), daemon=True)
+        proc.start()
+        send.close()
+        children.append((proc, recv))
+    try:
+        total = _run_share(shares[0], dest)
+        for proc, recv in children:
+            try:
+                result = recv.recv()
+            except EOFError:
+                raise SiteError("a render process died before finishing", hint="run the build again") from None
+            if result[0] == "error":
+                _, message, path, line, hint, code = result
+                raise SiteError(message, path=path, line=line, hint=hint, exit_code=code)
+            if result[0] == "bug":
+                raise RuntimeError(f"a render process failed:\n{result[1]}")
+            total += result[1]
+        return total
+    finally:
+        for proc, recv in children:
+            if proc.is_alive():
+                proc.terminate()
+            proc.join()
+            recv.close()
