@@ -14,8 +14,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from generator import cache, incremental
 from generator.assemble import CachedSources, assemble
 from generator.config import ArxivSource, FeedSource, SiteConfig, load_site
@@ -26,6 +24,7 @@ from generator.render import plan_tasks
 from generator.search import build_index
 from generator.taxonomy import load_taxonomy
 from generator.themes import make_environment, static_dirs
+from generator.yamlfile import read_yaml
 
 log = logging.getLogger(__name__)
 
@@ -49,11 +48,14 @@ def _target(root: Path, out_dir: Path | None) -> Path | None:
     """The output folder, known before the configuration is loaded (None if site.yaml is unreadable)."""
     if out_dir is not None:
         return out_dir.resolve()
+    site_yaml = root / "site.yaml"
+    if site_yaml.is_symlink():
+        return None  # load_site reports it
     try:
-        data = yaml.safe_load((root / "site.yaml").read_text("utf-8"))
+        data, _ = read_yaml(site_yaml, "site.yaml")   # the same guarded reader as load_site
         name = data.get("output_dir", "output") if isinstance(data, dict) else "output"
         return (root / str(name or "output")).resolve()
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+    except (SiteError, OSError, ValueError):
         return None
 
 
@@ -126,6 +128,9 @@ def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool,
                            seconds=time.perf_counter() - start, stages=tuple(stages), unchanged=True)
 
     config = load_site(root, base_url=base_url)
+    if not config.authors:
+        raise SiteError("no authors configured", path="content/authors/",
+                        hint="add one with 'authorsite new-author NAME'")
     taxonomy = load_taxonomy()
     stage("load config")
     cached, warnings, missing = read_caches(config)

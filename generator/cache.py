@@ -92,6 +92,18 @@ def write_entry(path: Path, entry: CacheEntry) -> bool:
     return True
 
 
+def remove_stale_temps(cache_dir: Path) -> list[Path]:
+    """Delete the temporary files of ``atomic_write`` that a killed run left (``.NAME.json.*.tmp``),
+    so they are never committed with the cache. Only call it while holding the fetch lock."""
+    removed = []
+    if cache_dir.is_dir():
+        for tmp in sorted(cache_dir.glob("*/.*.json.*.tmp")):
+            if tmp.is_file() and not tmp.is_symlink():
+                tmp.unlink()
+                removed.append(tmp)
+    return removed
+
+
 def atomic_write(path: Path, data: bytes) -> None:
     """Write through a temporary file in the same folder, fsync, then ``os.replace`` (mode 0644)."""
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,9 @@ from __future__ import annotations
 import functools
 import logging
 import shutil
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
@@ -23,25 +25,37 @@ F = TypeVar("F", bound=Callable[..., Any])
 log = logging.getLogger("generator")
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a CI job cancelled, ``kill``): unwinds like Ctrl-C, so every cleanup runs."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
 def _handle_errors(fn: F) -> F:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:  # noqa: ANN401
         try:
             return fn(*args, **kwargs)
         except SiteError as exc:
-            click.echo(f"error: {exc}", err=True)
+            click.echo(f"error: {_printable(str(exc))}", err=True)
             sys.exit(exc.exit_code)
-        except KeyboardInterrupt:
-            click.echo("interrupted; the previous output and cache were left as they were", err=True)
-            sys.exit(130)
+        except KeyboardInterrupt as exc:
+            what, code = ("terminated", 143) if isinstance(exc, Terminated) else ("interrupted", 130)
+            click.echo(f"{what}; the previous output and cache were left as they were", err=True)
+            sys.exit(code)
     return wrapper  # type: ignore[return-value]
+
+
+def _printable(msg: str) -> str:
+    """Messages can quote feed text or YAML keys: keep control characters from reaching the terminal."""
+    return "".join(c if c in "\n\t" or c.isprintable() else f"\\x{ord(c):02x}" for c in msg)
 
 
 class _Formatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
-        msg = record.getMessage()
-        # Messages can quote feed text: keep control characters from reaching the terminal.
-        msg = "".join(c if c in "\n\t" or c.isprintable() else f"\\x{ord(c):02x}" for c in msg)
+        msg = _printable(record.getMessage())
         if record.levelno >= logging.WARNING:
             return f"{record.levelname.lower()}: {msg}"
         return msg
@@ -56,6 +70,8 @@ class _Formatter(logging.Formatter):
 @click.pass_context
 def cli(ctx: click.Context, root: Path, quiet: bool, verbose: bool) -> None:
     """Build static author-profile sites from YAML files and arXiv records."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_Formatter())
     log.handlers[:] = [handler]
@@ -69,15 +85,19 @@ def cli(ctx: click.Context, root: Path, quiet: bool, verbose: bool) -> None:
 @click.option("--output", "output", type=click.Path(file_okay=False, path_type=Path),
               help="Write here instead of site.yaml's output_dir.")
 @click.option("--strict", is_flag=True, help="Treat warnings (e.g. a missing cache) as errors.")
+@click.option("--no-search", is_flag=True, help="Skip the search index (Pagefind); the search page then finds nothing.")
 @click.pass_context
 @_handle_errors
-def build(ctx: click.Context, base_url: str | None, output: Path | None, strict: bool) -> None:
+def build(ctx: click.Context, base_url: str | None, output: Path | None, strict: bool, no_search: bool) -> None:
     """Build the site from the configuration and the committed cache (no network)."""
     from generator.build import build as run_build
 
-    res = run_build(ctx.obj["root"], base_url=base_url, out_dir=output, strict=strict)
-    log.info("built %d files (%.1f MB) for %d authors, %d records, %d subjects in %.2f s -> %s",
-             res.files, res.bytes / 1e6, res.authors, res.records, res.subjects, res.seconds, res.out_dir)
+    res = run_build(ctx.obj["root"], base_url=base_url, out_dir=output, strict=strict, search=not no_search)
+    if res.unchanged:
+        return
+    log.info("built %d files (%.1f MB written) for %d authors, %d records, %d subjects in %.2f s%s -> %s",
+             res.files, res.bytes / 1e6, res.authors, res.records, res.subjects, res.seconds,
+             f" (search index {res.search_seconds:.2f} s)" if res.search_seconds else "", res.out_dir)
 
 
 @cli.command()
@@ -139,7 +159,7 @@ def check(ctx: click.Context, strict: bool) -> None:
     for w in warnings:
         log.warning("%s", w)
     for p in problems:
-        click.echo(f"error: {p}", err=True)
+        click.echo(f"error: {_printable(p)}", err=True)
     if problems or (strict and warnings):
         sys.exit(1)
     log.info("check: no problems%s", f", {len(warnings)} warning(s)" if warnings else "")
@@ -157,9 +177,12 @@ def clean(ctx: click.Context) -> None:
     out = config.output_path
     check_output_dir(out, config.root)
     for p in (out, staging_dir(out), old_dir(out)):
-        if p.is_dir():
+        if p.is_dir() and not p.is_symlink():
             shutil.rmtree(p)
             log.info("removed %s", p)
+        elif p != out and p.is_symlink():   # a planted link: remove the link, never what it points to
+            p.unlink()
+            log.info("removed the link %s", p)
 
 
 @cli.command()

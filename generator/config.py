@@ -159,6 +159,8 @@ class _Checker:
                 self.err(m.line, f"missing required key '{name}' ({expected})")
             return None
         value = m[key]
+        if isinstance(value, str):
+            value = _no_controls(value)
         if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
             ok = False
         else:
@@ -203,8 +205,8 @@ class _Checker:
             return ()
         out = []
         for i, item in enumerate(v):
-            if isinstance(item, str) and item.strip():
-                out.append((item.strip(), v.lines[i]))
+            if isinstance(item, str) and _no_controls(item).strip():
+                out.append((_no_controls(item).strip(), v.lines[i]))
             else:
                 self.err(v.lines[i], f"'{name}[{i}]' must be text, found {_describe(item)}")
         return tuple(out)
@@ -255,6 +257,15 @@ class _Checker:
         return tuple(out)
 
 
+# C0/C1 control characters other than tab and line breaks (YAML lets "\x07" or "\e" through as
+# escapes): not allowed in XML, so one of them would make an author's Atom feed unreadable.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]")
+
+
+def _no_controls(text: str) -> str:
+    return _CONTROLS.sub("", text)
+
+
 def _join(where: str, key: str) -> str:
     return f"{where}.{key}" if where else key
 
@@ -293,6 +304,8 @@ def load_site(root: Path, base_url: str | None = None) -> SiteConfig:
     if not site_file.is_file():
         raise SiteError("no site.yaml here", path=str(root),
                         hint="run this inside a site folder, or create one with 'authorsite init DIR'")
+    if _outside(site_file, root):
+        raise SiteError(_OUTSIDE, path="site.yaml")
     data, problems = read_yaml(site_file, "site.yaml")
     ck = _Checker("site.yaml")
     ck.problems.extend(problems)
@@ -302,6 +315,9 @@ def load_site(root: Path, base_url: str | None = None) -> SiteConfig:
     burl = base_url if base_url is not None else (ck.text(m, "base_url") or "/")
     burl = _check_base_url(ck, burl, m.lines.get("base_url") if base_url is None else None)
     output_dir = ck.text(m, "output_dir") or "output"
+    raw_output = m.get("output_dir")
+    if isinstance(raw_output, str) and _CONTROLS.search(raw_output):
+        output_dir = raw_output   # refused below: a control character in a path is never a typo to ignore
     if not _safe_output_dir(root, output_dir):
         ck.err(m.lines.get("output_dir"), f"'output_dir' must be a new folder inside the site, found {output_dir!r}"
                " (not the site root, a parent, 'content', 'themes' or 'templates')")
@@ -348,7 +364,15 @@ def _check_base_url(ck: _Checker, url: str, line: int | None) -> str:
 
 
 def _safe_output_dir(root: Path, output_dir: str) -> bool:
-    target = (root / output_dir).resolve()
+    # No NUL or control characters (Path.resolve raises on NUL), no Windows paths (a
+    # backslash or 'C:' would make a strangely named folder here), no '~' (never expanded).
+    if (any(ord(c) < 32 or c == "\\" for c in output_dir) or output_dir.startswith("~")
+            or re.match(r"[A-Za-z]:", output_dir)):
+        return False
+    try:
+        target = (root / output_dir).resolve()
+    except (OSError, ValueError):
+        return False
     if target == root or root not in target.parents:
         return False
     first = target.relative_to(root).parts[0]
@@ -403,6 +427,9 @@ def load_authors(root: Path) -> tuple[AuthorConfig, ...]:
     for f in files:
         display = f.relative_to(root).as_posix()
         slug = f.stem
+        if _outside(f, root):
+            problems.append(Problem(display, None, _OUTSIDE))
+            continue
         if not ids.is_slug(slug):
             problems.append(Problem(display, None, f"file name '{f.name}' does not make a safe page address; "
                                     "use lower-case letters, digits and hyphens, e.g. 'jane-doe.yaml'"))
@@ -642,6 +669,7 @@ def title_digest(title: str, year: int | None) -> str:
 # ----------------------------------------------------------------------------- pages
 
 PAGE_KEYS = ("title", "description", "weight", "nav")
+MAX_PAGE_BYTES = 2_000_000
 _FRONT = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*\r?\n?", re.S | re.M)
 
 
@@ -653,9 +681,16 @@ def load_pages(root: Path) -> tuple[PageSource, ...]:
     pages = []
     for f in sorted(folder.glob("*.md")):
         display = f.relative_to(root).as_posix()
+        if _outside(f, root):
+            problems.append(Problem(display, None, _OUTSIDE))
+            continue
         if not ids.is_slug(f.stem):
             problems.append(Problem(display, None, f"file name '{f.name}' does not make a safe page address; "
                                     "use lower-case letters, digits and hyphens"))
+            continue
+        size = f.stat().st_size
+        if size > MAX_PAGE_BYTES:   # checked before reading: parsing 10 MB of front matter takes ~500 MB
+            problems.append(Problem(display, None, f"file is {size} bytes, more than the {MAX_PAGE_BYTES} allowed"))
             continue
         try:
             text = f.read_bytes().decode("utf-8")
@@ -693,6 +728,18 @@ def load_pages(root: Path) -> tuple[PageSource, ...]:
     if problems:
         raise SiteError.from_problems(problems)
     return tuple(sorted(pages, key=lambda p: (p.weight, p.name)))
+
+
+_OUTSIDE = ("is a symbolic link to a file outside the site; it is not read (copy the file into the site "
+            "instead)")
+
+
+def _outside(path: Path, root: Path) -> bool:
+    """True if ``path`` (a symlink, or inside a symlinked folder) leads out of the site folder."""
+    try:
+        return not path.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):   # a symlink loop
+        return True
 
 
 def _shift_lines(m: YMap, by: int) -> None:

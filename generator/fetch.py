@@ -29,7 +29,7 @@ from generator import cache
 from generator.config import ArxivSource, FeedSource, SiteConfig
 from generator.errors import SiteError
 from generator.model import Record
-from generator.output import EXIT_OUTPUT
+from generator.output import EXIT_OUTPUT, build_lock
 from generator.sources import arxiv, feed
 from generator.sources.http import ClientPolicy, FetchError, HttpClient, check_polite
 
@@ -82,12 +82,16 @@ def fetch_site(config: SiteConfig, *, only: Sequence[str] = (), environ: Mapping
         contact=config.contact)
     results: list[SourceResult] = []
     try:
-        for a in authors:
-            for source in a.sources:
-                if isinstance(source, (ArxivSource, FeedSource)):
-                    res = _fetch_source(config, a.slug, source, http, endpoint, now)
-                    results.append(res)
-                    _log_result(res)
+        # One fetch at a time per site; then temporary files of a killed earlier run can go.
+        with build_lock(config.root, "fetch"):
+            for stale in cache.remove_stale_temps(config.cache_path):
+                log.info("removed %s (left by an interrupted fetch)", _rel(stale, config.root))
+            for a in authors:
+                for source in a.sources:
+                    if isinstance(source, (ArxivSource, FeedSource)):
+                        res = _fetch_source(config, a.slug, source, http, endpoint, now)
+                        results.append(res)
+                        _log_result(res)
     finally:
         if own:
             http.close()

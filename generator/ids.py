@@ -58,9 +58,13 @@ def safe_url(text: str) -> str | None:
     return s
 
 
+# Windows device names: a repository with authors/con.yaml cannot even be checked out there.
+_RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))})
+
+
 def is_slug(text: str) -> bool:
-    """A safe single path segment: lower-case letters, digits and inner hyphens."""
-    return bool(_SLUG.fullmatch(text))
+    """A safe single path segment: lower-case letters, digits and inner hyphens, not a device name."""
+    return bool(_SLUG.fullmatch(text)) and text not in _RESERVED
 
 
 def abs_url(arxiv_id: str) -> str:

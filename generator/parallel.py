@@ -71,6 +71,8 @@ def _child(share: Sequence[Task], dest: Path, conn: Connection) -> None:
         conn.send(("ok", _run_share(share, dest)))
     except SiteError as exc:
         conn.send(("error", exc.message, exc.path, exc.line, exc.hint, exc.exit_code))
+    except OSError as exc:  # disk full, permissions: the parent reports it as the write failure it is
+        conn.send(("oserror", exc.errno, exc.strerror, exc.filename))
     except BaseException:  # noqa: BLE001 - reported to the parent, which raises it
         conn.send(("bug", traceback.format_exc()))
     finally:
@@ -101,6 +103,8 @@ def run_tasks(tasks: Sequence[Task], dest: Path, workers: int) -> int:
             if result[0] == "error":
                 _, message, path, line, hint, code = result
                 raise SiteError(message, path=path, line=line, hint=hint, exit_code=code)
+            if result[0] == "oserror":
+                raise OSError(*result[1:])
             if result[0] == "bug":
                 raise RuntimeError(f"a render process failed:\n{result[1]}")
             total += result[1]

@@ -242,8 +242,8 @@ def _helpers(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> di
         if html is None:
             slug = person_slug(name)
             html = person_cache[name] = str(
-                Markup('<a href="{}">{}</a>').format(url(f"authors/{slug}/"), name) if slug
-                else Markup("<span>{}</span>").format(name))
+                Markup('<a href="{}" dir="auto">{}</a>').format(url(f"authors/{slug}/"), name) if slug
+                else Markup('<span dir="auto">{}</span>').format(name))
         return html
 
     authors_cache: dict[int, Markup] = {}

@@ -86,6 +86,9 @@ class PreviewState:
 class PreviewServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    # socketserver's default backlog of 5 made 200 connections opened at once take 30 s
+    # (dropped SYNs are retried after 1 s, 3 s ...); a browser opening a page is a burst too.
+    request_queue_size = 128
 
     def __init__(self, address: tuple[str, int], state: PreviewState, allow_any_host: bool) -> None:
         super().__init__(address, PreviewHandler)

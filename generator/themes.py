@@ -13,6 +13,7 @@ raise: a typo in a template fails loudly instead of printing nothing.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import jinja2
 
@@ -57,13 +58,26 @@ def static_dirs(root: Path, theme: str) -> list[Path]:
     return [d for d in dirs if d.is_dir()]
 
 
+class _ContainedLoader(jinja2.FileSystemLoader):
+    """A FileSystemLoader that refuses a template whose real path leaves its search folders
+    (a symlink planted in templates/ must not make the build read other files)."""
+
+    def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
+        source, filename, uptodate = super().get_source(environment, template)
+        real = Path(filename).resolve()
+        roots = [Path(p).resolve() for p in self.searchpath]
+        if not any(real == r or r in real.parents for r in roots):
+            raise jinja2.TemplateNotFound(template, f"{filename} leads outside the template folders")
+        return source, filename, uptodate
+
+
 def make_environment(root: Path, theme: str) -> jinja2.Environment:
     layers = theme_layers(root, theme)
     loader = jinja2.ChoiceLoader([
-        jinja2.FileSystemLoader([str(d) for d in template_dirs(root, theme)]),
+        _ContainedLoader([str(d) for d in template_dirs(root, theme)]),
         jinja2.PrefixLoader({
-            "theme": jinja2.FileSystemLoader(str(layers[0] / "templates")),
-            "default": jinja2.FileSystemLoader(str(builtin_theme_dir() / "templates")),
+            "theme": _ContainedLoader(str(layers[0] / "templates")),
+            "default": _ContainedLoader(str(builtin_theme_dir() / "templates")),
         }),
     ])
     env = jinja2.Environment(

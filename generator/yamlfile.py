@@ -47,6 +47,9 @@ class YFloat(float):
     raw: str = ""
 
 
+_PLAIN_TAGS = ("tag:yaml.org,2002:map", "tag:yaml.org,2002:seq")
+
+
 class _Loader(yaml.SafeLoader):
     def compose_node(self, parent: Any, index: Any) -> Any:  # noqa: ANN401 - PyYAML's signature
         if self.check_event(yaml.AliasEvent):
@@ -59,6 +62,11 @@ class _Loader(yaml.SafeLoader):
 
 def _build(node: yaml.Node, loader: _Loader, path: str, problems: list[Problem]) -> Any:
     line = node.start_mark.line + 1
+    if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and node.tag not in _PLAIN_TAGS:
+        # SafeLoader ignores tags on collections when we build them ourselves: refuse them, so a
+        # '!!python/object/apply' (or any other) tag is an error, never silently a plain mapping.
+        raise yaml.MarkedYAMLError(None, None, f"the tag '{node.tag}' is not allowed in site files",
+                                   node.start_mark)
     if isinstance(node, yaml.MappingNode):
         m = YMap()
         m.line = line
@@ -95,13 +103,21 @@ def _build(node: yaml.Node, loader: _Loader, path: str, problems: list[Problem])
 
 def parse_yaml(text: str, path: str) -> tuple[Any, list[Problem]]:
     """Parse one YAML document; syntax errors raise ``SiteError`` with line and column."""
-    loader = _Loader(text)
     problems: list[Problem] = []
+    try:
+        loader = _Loader(text)
+    except yaml.reader.ReaderError as exc:   # a NUL or other non-printable character
+        raise _reader_error(exc, text, path) from exc
     try:
         node = loader.get_single_node()
         if node is None:
             return None, problems
         return _build(node, loader, path, problems), problems
+    except RecursionError as exc:   # the pure-Python composer recurses once per nesting level
+        raise SiteError("YAML nested too deeply (lists or mappings inside each other hundreds of levels deep)",
+                        path=path, hint="a site file needs only a few levels; check for runaway brackets") from exc
+    except yaml.reader.ReaderError as exc:
+        raise _reader_error(exc, text, path) from exc
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
@@ -119,6 +135,15 @@ def parse_yaml(text: str, path: str) -> tuple[Any, list[Problem]]:
         loader.dispose()
 
 
+def _reader_error(exc: yaml.reader.ReaderError, text: str, path: str) -> SiteError:
+    pos = exc.position if isinstance(exc.position, int) and 0 <= exc.position <= len(text) else 0
+    line = text.count("\n", 0, pos) + 1
+    column = pos - (text.rfind("\n", 0, pos) + 1) + 1
+    offset = len(text[:pos].encode("utf-8", "surrogatepass"))
+    return SiteError(f"the character U+{exc.character:04X} is not allowed in YAML (column {column}, byte {offset})",
+                     path=path, line=line, hint="remove it; site files are plain UTF-8 text")
+
+
 def read_yaml(path: Path, display: str) -> tuple[Any, list[Problem]]:
     """Read and parse a YAML file no larger than ``MAX_YAML_BYTES``, strictly UTF-8."""
     try:
@@ -131,6 +156,6 @@ def read_yaml(path: Path, display: str) -> tuple[Any, list[Problem]]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise SiteError("file is not valid UTF-8", path=display, line=line,
-                        hint="save the file as UTF-8") from exc
+        raise SiteError(f"file is not valid UTF-8 (byte 0x{data[exc.start]:02X} at offset {exc.start})",
+                        path=display, line=line, hint="save the file as UTF-8") from exc
     return parse_yaml(text, display)

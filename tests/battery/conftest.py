@@ -1,0 +1,57 @@
+"""Fixtures of the battery suite (issue 7): a good small site built once, copies of it per
+test, and a fake arXiv server (the fetch suite's, on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+for extra in (HERE, HERE.parent / "fetch"):
+    if str(extra) not in sys.path:
+        sys.path.insert(0, str(extra))
+
+from batterykit import make_good_site  # noqa: E402
+from fakearxiv import FakeArxiv, Responder  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy", "ARXIV_API_URL"):
+        monkeypatch.delenv(var, raising=False)
+
+
+@pytest.fixture(scope="session")
+def _good_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from generator.build import build
+
+    root = make_good_site(tmp_path_factory.mktemp("battery-good") / "site")
+    build(root)
+    assert (root / "output" / "authors" / "ada" / "index.html").is_file()
+    return root
+
+
+@pytest.fixture
+def good_site(_good_template: Path, tmp_path: Path) -> Path:
+    """A small site with a cache file and a good build in output/ (a private copy)."""
+    root = tmp_path / "site"
+    shutil.copytree(_good_template, root, symlinks=True)
+    return root
+
+
+@pytest.fixture
+def arxiv_server() -> Iterator[Callable[[Responder], FakeArxiv]]:
+    servers: list[FakeArxiv] = []
+
+    def start(responder: Responder) -> FakeArxiv:
+        s = FakeArxiv(responder).start()
+        servers.append(s)
+        return s
+
+    yield start
+    for s in servers:
+        s.stop()
