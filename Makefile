@@ -43,8 +43,11 @@ clean:
 
 # Side by side with Hugo on a synthetic corpus; BENCH_ARGS="--authors 100 --records 50" for a quick run.
 BENCH_ARGS ?=
-bench: $(VENV)/.installed
+$(VENV)/.installed-bench: $(VENV)/.installed pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[bench]'
+	touch $@
+
+bench: $(VENV)/.installed-bench
 	$(PY) bench/run.py $(BENCH_ARGS)
 
 golden: $(VENV)/.installed-test

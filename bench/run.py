@@ -17,8 +17,8 @@
      ours author     after one author file changed (touched, affiliation edited)
      ours record     after one cached record changed (one title edited in one cache file,
                      a record no other author lists; written with generator.cache)
-     search step     the Pagefind command our build runs, alone, over our finished output
-                     (index written to a scratch folder, the output is not touched)
+     search step     generator.search.build_index alone (the build's own Pagefind step and
+                     options), over a hard-linked copy of our finished output
    Each command runs in a child process reaped with os.wait4: wall time, user+sys CPU time of
    it and the descendants it waited for (Pagefind under our build), and memory: the most the
    process tree held at once (sum of VmRSS sampled every 20 ms, never below ru_maxrss, the
@@ -70,6 +70,15 @@ ROWS = [
 ]
 MEMORY_TARGET = 0.5  # peak RSS of our cold build / Hugo's
 
+SEARCH_SNIPPET = """
+import sys, time
+from pathlib import Path
+from generator.search import build_index
+t0 = time.perf_counter()
+build_index(Path(sys.argv[1]), sys.argv[2])
+Path(sys.argv[3]).write_text(repr(time.perf_counter() - t0))
+"""
+
 
 # ----------------------------------------------------------------------------- measuring
 
@@ -78,8 +87,11 @@ class Run:
     wall: float
     cpu: float
     maxrss_mb: float      # largest single process of the tree (ru_maxrss via wait4, exact)
-    main_peak_mb: float   # the direct child's own high-water mark (VmHWM, sampled)
-    tree_peak_mb: float   # the most the process tree held at once (sum of VmRSS, sampled)
+    main_peak_mb: float   # the direct child's own high-water mark (VmHWM, sampled; exact without children)
+    tree_peak_mb: float   # the most the process tree held at once (sum of VmRSS, every 20 ms); counts
+                          # pages that forked workers share copy-on-write once per process: an upper bound
+    tree_pss_mb: float    # the same as a sum of PSS (shared pages split), sampled each second while the
+                          # tree has more than one process (0 if it never had)
     load1: float
 
     @property
@@ -91,6 +103,17 @@ class Run:
 def _status_kb(pid: int, field_name: bytes) -> int | None:
     try:
         with open(f"/proc/{pid}/status", "rb") as f:
+            for line in f:
+                if line.startswith(field_name):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _rollup_kb(pid: int, field_name: bytes) -> int | None:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as f:
             for line in f:
                 if line.startswith(field_name):
                     return int(line.split()[1])
@@ -126,6 +149,8 @@ def measure(cmd: list[str], *, cwd: Path | None = None, env: dict[str, str] | No
     finished = threading.Event()
     hwm = [0.0]
     tree = [0.0]
+    pss = [0.0]
+    children = [False]
 
     def drain(stream: Any, sink: list[bytes]) -> None:  # noqa: ANN401
         # Drain output in the background so a chatty child cannot block on a full pipe.
@@ -133,11 +158,18 @@ def measure(cmd: list[str], *, cwd: Path | None = None, env: dict[str, str] | No
             sink.append(chunk)
 
     def sample() -> None:
+        n = 0
         while not finished.wait(0.02):
+            n += 1
             own = _status_kb(proc.pid, b"VmHWM:")
             if own is not None:
                 hwm[0] = max(hwm[0], own / 1024.0)
-            total = sum(_status_kb(p, b"VmRSS:") or 0 for p in _tree(proc.pid))
+            pids = _tree(proc.pid)
+            if len(pids) > 1:
+                children[0] = True
+                if n % 50 == 0:  # reading smaps_rollup costs ~15 ms per GB: once a second
+                    pss[0] = max(pss[0], sum(_rollup_kb(p, b"Pss:") or 0 for p in pids) / 1024.0)
+            total = sum(_status_kb(p, b"VmRSS:") or 0 for p in pids)
             tree[0] = max(tree[0], total / 1024.0)
 
     timed_out = [False]
@@ -172,7 +204,8 @@ def measure(cmd: list[str], *, cwd: Path | None = None, env: dict[str, str] | No
         print(f"    (stderr of {Path(cmd[0]).name}: {warn[:500]})", file=sys.stderr)
     maxrss = ru.ru_maxrss / 1024.0  # KiB on Linux
     return Run(wall=wall, cpu=ru.ru_utime + ru.ru_stime, maxrss_mb=maxrss,
-               main_peak_mb=min(hwm[0], maxrss) or maxrss, tree_peak_mb=tree[0], load1=load1)
+               main_peak_mb=(min(hwm[0], maxrss) or maxrss) if children[0] else maxrss,
+               tree_peak_mb=tree[0], tree_pss_mb=pss[0], load1=load1)
 
 
 def tree_stats(root: Path) -> dict[str, Any]:
@@ -220,6 +253,16 @@ def tool_version(cmd: list[str]) -> str:
         return "?"
 
 
+def code_fingerprint() -> str:
+    """A digest of the code a build runs (the tree is edited by others while we measure)."""
+    h = hashlib.sha256()
+    for top in ("generator", "themes"):
+        for p in sorted((REPO / top).rglob("*")):
+            if p.is_file() and "__pycache__" not in p.parts:
+                h.update(p.relative_to(REPO).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
 def git_state() -> dict[str, Any]:
     def git(*args: str) -> str:
         r = subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True)
@@ -235,9 +278,22 @@ def digest_inputs() -> str:
               *sorted((SHARED / "templates").rglob("*"))]:
         if p.is_file():
             h.update(p.relative_to(HERE).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
-    from generator import cache as gcache  # the cache format is part of what we generate
-    h.update(f"cache-format={gcache.FORMAT}".encode())
+    h.update(sample_cache_bytes())
     return h.hexdigest()[:16]
+
+
+def sample_cache_bytes() -> bytes:
+    """Our cache file bytes for one sample record: if generator.cache or the Record fields change
+    how a cache file looks, the cached corpus is regenerated."""
+    sys.path.insert(0, str(HERE))
+    from convert import to_record  # noqa: E402
+
+    from generator.cache import CacheEntry, encode_entry
+    from generator.taxonomy import load_taxonomy
+    rec = to_record({"id": "2401.00001", "title": "T", "authors": ["A B"], "published": "2024-01-02",
+                     "abstract": "x", "categories": ["cs.LG", "stat.TH"], "comment": "c", "doi": None},
+                    load_taxonomy().canonical)
+    return encode_entry(CacheEntry(source={"type": "arxiv", "query": "q"}, fetched_at="f", records=(rec,)))
 
 
 @dataclass
@@ -424,6 +480,7 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.perf_counter()
     RESULTS.mkdir(exist_ok=True)
+    code_at_start = {"fingerprint": code_fingerprint(), **git_state()}
     hugo = hugo_binary(args.hugo)
     corpus = prepare_corpus(args.authors, args.records, args.seed, args.regenerate)
     author_file, author_slug, cache_path, record_key = edit_targets(corpus)
@@ -455,13 +512,19 @@ def main(argv: list[str] | None = None) -> int:
         return measure(hugo_cmd, env=hugo_env, timeout=args.timeout)
 
     def search_alone() -> Run:
-        if pagefind is None:
-            raise RuntimeError("Pagefind is not installed")
-        scratch = Path(tempfile.mkdtemp(prefix="pagefind-", dir=corpus.dir))
+        # generator.search.build_index itself (whatever Pagefind options the build uses), run on a
+        # hard-linked copy of our finished output so the output is never touched; the bundle the
+        # copy holds is removed first, so Pagefind writes new files instead of into linked ones.
+        scratch = Path(tempfile.mkdtemp(prefix="search-", dir=corpus.dir))
         try:
-            # The same command generator.search.build_index runs, with the bundle written elsewhere.
-            return measure([str(pagefind), "--site", str(out_dir), "--output-path", str(scratch / "pagefind"),
-                            "--silent", "--force-language", "en"], timeout=args.timeout)
+            copy = scratch / "site"
+            shutil.copytree(out_dir, copy, copy_function=os.link)
+            shutil.rmtree(copy / "pagefind", ignore_errors=True)
+            seconds = scratch / "seconds"
+            r = measure([sys.executable, "-c", SEARCH_SNIPPET, str(copy), "en", str(seconds)],
+                        timeout=args.timeout)
+            r.wall = float(seconds.read_text())  # build_index alone, without Python's start-up
+            return r
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
@@ -496,8 +559,17 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         restore_pristine(corpus)
 
+    code_at_end = {"fingerprint": code_fingerprint(), **git_state()}
+    if code_at_end["fingerprint"] != code_at_start["fingerprint"]:
+        notes.append("generator/ or themes/ changed during the run (fingerprint "
+                     f"{code_at_start['fingerprint']} -> {code_at_end['fingerprint']}): "
+                     "the measurements mix two versions of the code")
     report = make_report(args, corpus, runs, sizes, notes, hugo, done, time.perf_counter() - started)
+    report["code"] = {"start": code_at_start, "end": code_at_end,
+                      "changed_during_run": code_at_end["fingerprint"] != code_at_start["fingerprint"]}
     print_report(report)
+    if report["code"]["changed_during_run"]:
+        print("WARNING: generator/ or themes/ changed during the run; the numbers mix two versions")
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     out = args.out or RESULTS / f"bench-{stamp}.json"
     out.write_text(json.dumps(report, indent=1) + "\n")
@@ -536,6 +608,8 @@ def make_report(args: argparse.Namespace, corpus: Corpus, runs: dict[str, list[R
         hugo_mb = statistics.median(r.peak_mb for r in runs["hugo_cold"])
         memory = {"ours_cold_mb": ours_mb, "hugo_mb": hugo_mb, "ratio": ours_mb / hugo_mb,
                   "ours_python_mb": statistics.median(r.main_peak_mb for r in runs["ours_cold"]),
+                  "ours_tree_pss_mb": statistics.median(r.tree_pss_mb for r in runs["ours_cold"]),
+                  "ours_largest_process_mb": statistics.median(r.maxrss_mb for r in runs["ours_cold"]),
                   "pagefind_alone_mb": statistics.median(r.peak_mb for r in runs["search"]) if runs["search"] else None,
                   "target_ratio": MEMORY_TARGET, "target_met": ours_mb / hugo_mb <= MEMORY_TARGET}
     cold = rows.get("ours_cold")
@@ -574,7 +648,9 @@ def make_report(args: argparse.Namespace, corpus: Corpus, runs: dict[str, list[R
         "notes": notes + [
             "wall = elapsed time of the child process; cpu = user+sys of it and its reaped children; "
             "peak_mb = the most the process tree held at once (sampled sum of VmRSS every 20 ms, never "
-            "below ru_maxrss); main_peak_mb = the direct child alone (our Python process; Pagefind is its child)",
+            "below ru_maxrss; counts pages that forked workers share once per process, so an upper bound); "
+            "tree_pss_mb = the same with PSS, sampled each second; main_peak_mb = the direct child alone "
+            "(our Python process; Pagefind and render workers are its children)",
             "ratios are per repeat (ours / Hugo's fresh build in the same repeat); min/median/max over repeats",
             "the Hugo site has no feeds, exports, pagination or search index and keeps stat.TH as its own "
             "subject (ours maps it to math.ST); compare the sizes below",
@@ -621,8 +697,10 @@ def print_report(rep: dict[str, Any]) -> None:
     m = rep.get("memory")
     if m:
         pf = f", Pagefind alone {m['pagefind_alone_mb']:.0f} MB" if m.get("pagefind_alone_mb") else ""
+        pss = f", PSS sum {m['ours_tree_pss_mb']:.0f} MB" if m.get("ours_tree_pss_mb") else ""
         print(f"\npeak memory, cold build (process tree at once): ours {m['ours_cold_mb']:.0f} MB "
-              f"(the Python process alone {m['ours_python_mb']:.0f} MB{pf}), Hugo {m['hugo_mb']:.0f} MB; "
+              f"(RSS sum{pss}; largest process {m['ours_largest_process_mb']:.0f} MB; the Python process "
+              f"alone {m['ours_python_mb']:.0f} MB{pf}), Hugo {m['hugo_mb']:.0f} MB; "
               f"ratio {m['ratio']:.2f} (target <= {m['target_ratio']}: {'met' if m['target_met'] else 'MISSED'})")
     for side in ("ours", "hugo"):
         s = rep["sizes"].get(side)

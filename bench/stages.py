@@ -1,14 +1,23 @@
 #!/usr/bin/env python3
-"""Where one build's time goes: load / read cache / assemble / render / write / search.
+"""Where one build's time goes: load / read cache / assemble / render + write / search.
 
-  python bench/stages.py SITE_DIR [--no-search] [--gc-stats]
+  python bench/stages.py SITE_DIR [--incremental] [--workers N] [--no-search] [--gc-stats]
 
-Runs ``generator.build.build`` once in this process, with a timer wrapped around each
-stage function that ``generator/build.py`` calls by name (whichever of them exist), and
-prints wall and CPU seconds per stage plus the peak RSS. Diagnostic only: nothing in
-the generator is changed, the wrappers are installed on the imported module.
-Nested stages (search runs inside write) are reported as they are, and "write (excl.
-search)" subtracts the nested search time.
+Runs ``generator.build.build`` once in this process and prints:
+- the build's own stage times (``BuildResult.stages``, when the generator reports them);
+- wall and CPU seconds of each stage function ``generator/build.py`` calls by name, and of
+  the exports and page templates in ``generator/render.py`` (whichever of those names
+  exist: timers are wrapped around the imported functions, nothing on disk is changed;
+  work done in forked worker processes is not seen by these wrappers, so use
+  ``--workers 1`` for a per-template split);
+- peak RSS of this process and of its largest child (Pagefind, or a worker);
+- with ``--gc-stats``, the time spent in the cyclic garbage collector.
+
+By default the build is cold: the output and any build state in the site root are removed
+first (everything but site.yaml and content/). ``--incremental`` keeps them.
+For a function-level profile of the same build:
+
+  AUTHORSITE_WORKERS=1 python -m cProfile -o prof.out -m generator -C SITE -q build
 """
 
 from __future__ import annotations
@@ -16,7 +25,9 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import resource
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -24,23 +35,40 @@ from typing import Any, Callable
 
 STAGES = [
     ("load_site", "load config + author YAML"),
-    ("load_taxonomy", "load taxonomy"),
     ("read_caches", "read cache JSON"),
     ("assemble", "assemble model"),
-    ("make_environment", "jinja environment"),
+    ("plan_tasks", "plan pages"),
     ("render_site", "render pages + exports"),
+    ("run_tasks", "render + write (tasks)"),
     ("write_site", "write output (incl. search)"),
     ("build_index", "search index (Pagefind)"),
 ]
+RENDER_PARTS = ("to_bibtex", "to_csl_json", "site_json")
+
+
+def clean_site(site: Path) -> None:
+    for p in site.iterdir():
+        if p.name in ("site.yaml", "content"):
+            continue
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p)
+        else:
+            p.unlink()
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("site", type=Path)
+    ap.add_argument("--incremental", action="store_true", help="keep the previous output and build state")
+    ap.add_argument("--workers", type=int, help="sets AUTHORSITE_WORKERS for this build")
     ap.add_argument("--no-search", action="store_true")
     ap.add_argument("--gc-stats", action="store_true", help="also report time spent in the cyclic GC")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
+    if args.workers:
+        os.environ["AUTHORSITE_WORKERS"] = str(args.workers)
+    if not args.incremental:
+        clean_site(args.site)
 
     from generator import build as gbuild
 
@@ -60,6 +88,21 @@ def main(argv: list[str] | None = None) -> int:
     for name, _ in STAGES:
         if hasattr(gbuild, name):
             setattr(gbuild, name, wrap(name, getattr(gbuild, name)))
+    try:
+        from generator import render as grender
+    except ImportError:
+        grender = None
+    if grender is not None:
+        for name in RENDER_PARTS:
+            if hasattr(grender, name):
+                setattr(grender, name, wrap(name, getattr(grender, name)))
+        if hasattr(grender, "_render"):
+            inner = grender._render
+
+            def by_template(env: Any, plan: Any, *a: Any, **k: Any) -> Any:  # noqa: ANN401
+                name = getattr(plan, "template", None) or "?"
+                return wrap(f"template {name}", inner)(env, plan, *a, **k)
+            grender._render = by_template
 
     gc_time = [0.0, 0]
     gc_start = [0.0]
@@ -76,29 +119,38 @@ def main(argv: list[str] | None = None) -> int:
     res = gbuild.build(args.site, search=not args.no_search)
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    peak_children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
 
+    own = [{"stage": n, "wall": s} for n, s in getattr(res, "stages", ()) or ()]
+    if own:
+        print(f"{'build stages (BuildResult.stages)':<44} {'wall s':>8} {'% wall':>7}")
+        for r in own:
+            print(f"  {r['stage']:<42} {r['wall']:8.2f} {100 * r['wall'] / wall:6.1f}%")
     rows = []
     for name, label in STAGES:
         if name in times:
             rows.append({"stage": name, "label": label, "wall": times[name][0], "cpu": times[name][1]})
-    if "write_site" in times and "build_index" in times:
-        rows.append({"stage": "write_only", "label": "write (excl. search)",
-                     "wall": times["write_site"][0] - times["build_index"][0],
-                     "cpu": times["write_site"][1] - times["build_index"][1]})
-    print(f"{'stage':<32} {'wall s':>8} {'cpu s':>8} {'% wall':>7}")
-    for r in rows:
-        print(f"{r['label']:<32} {r['wall']:8.2f} {r['cpu']:8.2f} {100 * r['wall'] / wall:6.1f}%")
-    print(f"{'total build()':<32} {wall:8.2f} {cpu:8.2f}")
-    print(f"BuildResult: {res.files} files, {res.bytes / 1e6:.1f} MB, seconds {res.seconds:.2f}, "
-          f"search_seconds {res.search_seconds:.2f}")
-    print(f"peak RSS: this process {peak:.0f} MB, largest child (Pagefind) {peak_children:.0f} MB")
+    for name in sorted(times):
+        if name.startswith("template ") or name in RENDER_PARTS:
+            rows.append({"stage": name, "label": "  render: " + name.replace("template ", ""),
+                         "wall": times[name][0], "cpu": times[name][1]})
+    if rows:
+        print(f"\n{'timed functions (this process only)':<44} {'wall s':>8} {'cpu s':>8}")
+        for r in rows:
+            print(f"  {r['label']:<42} {r['wall']:8.2f} {r['cpu']:8.2f}")
+    print(f"\ntotal build(): {wall:.2f} s wall, {cpu:.2f} s CPU in this process, "
+          f"{children.ru_utime + children.ru_stime:.2f} s CPU in child processes (workers, Pagefind)")
+    print(f"BuildResult: {res.files} files, {res.bytes / 1e6:.1f} MB, search_seconds "
+          f"{getattr(res, 'search_seconds', 0.0):.2f}")
+    print(f"peak RSS: this process {peak:.0f} MB, largest child {children.ru_maxrss / 1024:.0f} MB")
     if args.gc_stats:
-        print(f"cyclic GC: {gc_time[1]} collections, {gc_time[0]:.2f} s wall")
+        print(f"cyclic GC (this process): {gc_time[1]} collections, {gc_time[0]:.2f} s")
     if args.json:
-        args.json.write_text(json.dumps({"rows": rows, "wall": wall, "cpu": cpu, "peak_mb": peak,
-                                         "peak_child_mb": peak_children, "gc_seconds": gc_time[0],
-                                         "gc_collections": gc_time[1]}, indent=1) + "\n")
+        args.json.write_text(json.dumps({
+            "build_stages": own, "functions": rows, "wall": wall, "cpu": cpu,
+            "children_cpu": children.ru_utime + children.ru_stime, "peak_mb": peak,
+            "peak_child_mb": children.ru_maxrss / 1024, "gc_seconds": gc_time[0],
+            "gc_collections": gc_time[1]}, indent=1) + "\n")
     return 0
 
 
