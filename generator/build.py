@@ -14,17 +14,18 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator import cache, incremental
-from generator.assemble import CachedSources, assemble
-from generator.config import ArxivSource, FeedSource, SiteConfig, load_site
+from typing import TYPE_CHECKING
+
+from generator import incremental
 from generator.errors import SiteError
-from generator.output import build_lock, write_site
-from generator.parallel import check_unique, default_workers, run_tasks
-from generator.render import plan_tasks
-from generator.search import build_index
-from generator.taxonomy import load_taxonomy
-from generator.themes import make_environment, static_dirs
 from generator.yamlfile import read_yaml
+
+if TYPE_CHECKING:
+    from generator.assemble import CachedSources
+    from generator.config import SiteConfig
+
+# The rest of the pipeline (Jinja, Markdown, LaTeX, the model) is imported inside _build,
+# after the 'nothing changed' check: a rebuild with nothing to do is mostly import time.
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +63,9 @@ def _target(root: Path, out_dir: Path | None) -> Path | None:
 def read_caches(config: SiteConfig) -> tuple[CachedSources, list[str], list[str]]:
     """Every author's cached fetched sources; warnings for unusable cache files, and notes
     for sources never fetched yet (a normal state for a new author, or a site offline)."""
+    from generator import cache
+    from generator.config import ArxivSource, FeedSource
+
     out: dict[str, tuple[cache.CacheEntry | None, ...]] = {}
     warnings: list[str] = []
     missing: list[str] = []
@@ -97,8 +101,7 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _build(root, base_url, out_dir, strict, search, start,
-                      default_workers() if workers is None else workers)
+        return _build(root, base_url, out_dir, strict, search, start, workers)
     finally:
         gc.unfreeze()
         if gc_was_enabled:
@@ -106,7 +109,7 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
 
 
 def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool, search: bool,
-           start: float, workers: int) -> BuildResult:
+           start: float, workers: int | None) -> BuildResult:
     stages: list[tuple[str, float]] = []
     mark = [start]
 
@@ -127,6 +130,16 @@ def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool,
         return BuildResult(out_dir=target, files=0, bytes=0, authors=0, records=0, subjects=0, warnings=(),
                            seconds=time.perf_counter() - start, stages=tuple(stages), unchanged=True)
 
+    from generator.assemble import assemble
+    from generator.config import load_site
+    from generator.output import build_lock, write_site
+    from generator.parallel import check_unique, default_workers, run_tasks
+    from generator.render import plan_tasks
+    from generator.search import build_index
+    from generator.taxonomy import load_taxonomy
+    from generator.themes import make_environment, static_dirs
+
+    workers = default_workers() if workers is None else workers
     config = load_site(root, base_url=base_url)
     if not config.authors:
         raise SiteError("no authors configured", path="content/authors/",

@@ -29,17 +29,18 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import generator
-from generator.cache import cache_file
-from generator.config import ArxivSource, FeedSource, SiteConfig
-from generator.model import SiteModel
-from generator.render import Task
-from generator.themes import builtin_theme_dir
+from generator.paths import PACKAGE, builtin_theme_dir
+
+if TYPE_CHECKING:  # kept out of the import path of the 'nothing changed' check, which must be quick
+    from generator.config import SiteConfig
+    from generator.model import SiteModel
+    from generator.render import Task
 
 FORMAT = 1
-_PACKAGE = Path(generator.__file__).resolve().parent
+_PACKAGE = PACKAGE
 
 
 def _digest(*parts: Any) -> str:  # noqa: ANN401
@@ -121,6 +122,9 @@ def unchanged(manifest: Manifest | None, quick: str, out_dir: Path) -> bool:
 def group_digests(config: SiteConfig, site: SiteModel, options: Mapping[str, Any], snap: Snapshot,
                   tasks: Iterable[Task]) -> dict[str, str]:
     """The digest of each task group's inputs (see the module docstring)."""
+    from generator.cache import cache_file
+    from generator.config import ArxivSource, FeedSource
+
     root = config.root
     shared = _digest(generator.__version__, dict(options), sorted(site.people.items()), _pick(
         snap, _PACKAGE, builtin_theme_dir(), root / "site.yaml", root / "content" / "pages", root / "themes",

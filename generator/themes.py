@@ -18,14 +18,8 @@ from typing import Callable
 import jinja2
 
 from generator.errors import SiteError
+from generator.paths import builtin_theme_dir
 
-BUILTIN_THEME = Path(__file__).resolve().parent.parent / "themes" / "default"
-
-
-def builtin_theme_dir() -> Path:
-    """The default theme shipped with the package (``themes/default`` of its source tree)."""
-    packaged = Path(__file__).resolve().parent / "_theme"
-    return packaged if packaged.is_dir() else BUILTIN_THEME
 
 
 def theme_layers(root: Path, theme: str) -> list[Path]:
