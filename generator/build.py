@@ -173,6 +173,7 @@ def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool,
         if manifest is not None and manifest.search == search_key and (target / "pagefind").is_dir():
             incremental.link_tree(target / "pagefind", staging / "pagefind")
         else:
+            log.info("building the search index (Pagefind)...")
             build_index(staging, config.language)
         search_time[0] = time.perf_counter() - t0
 
@@ -182,7 +183,10 @@ def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool,
         for rel in sorted(keep):
             incremental.link_file(target / rel, staging / rel)
         reused[0] = len(keep)
-        written = run_tasks([t for t in tasks if t.rel_path not in keep], staging, workers)
+        todo = [t for t in tasks if t.rel_path not in keep]
+        log.info("rendering %d files%s with %d process%s...", len(todo),
+                 f" ({len(keep)} unchanged, reused)" if keep else "", workers, "es" if workers > 1 else "")
+        written = run_tasks(todo, staging, workers)
         stage(f"render + write ({workers} process{'es' if workers > 1 else ''}, {len(keep)} files reused)")
         return written
 
