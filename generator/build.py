@@ -135,7 +135,7 @@ def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool,
     from generator.output import build_lock, write_site
     from generator.parallel import check_unique, default_workers, run_tasks
     from generator.render import plan_tasks
-    from generator.search import build_index
+    from generator.search import build_index, plan_shards
     from generator.taxonomy import load_taxonomy
     from generator.themes import make_environment, static_dirs
 
@@ -160,7 +160,8 @@ def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool,
     tasks = plan_tasks(env, site, taxonomy)
     target = (out_dir or config.output_path).resolve()
     groups = incremental.group_digests(config, site, options, snap, tasks)
-    search_key = incremental.search_digest(groups, config, snap) if search else ""
+    shards = plan_shards([a.slug for a in config.authors], [p.name for p in config.pages]) if search else []
+    shard_keys = incremental.search_digests(groups, config, snap, shards)
     gc.freeze()
     gc.enable()
     search_time = [0.0]
@@ -170,11 +171,17 @@ def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool,
         if not search:
             return
         t0 = time.perf_counter()
-        if manifest is not None and manifest.search == search_key and (target / "pagefind").is_dir():
-            incremental.link_tree(target / "pagefind", staging / "pagefind")
-        else:
-            log.info("building the search index (Pagefind)...")
-            build_index(staging, config.language)
+        todo = []
+        for shard in shards:
+            old = target / shard.subdir
+            if manifest is not None and manifest.search.get(shard.name) == shard_keys[shard.name] and old.is_dir():
+                incremental.link_tree(old, staging / shard.subdir)
+            else:
+                todo.append(shard)
+        if todo:
+            log.info("building the search index (Pagefind, %d of %d shard%s)...", len(todo), len(shards),
+                     "" if len(shards) == 1 else "s")
+            build_index(staging, config.language, todo, workers)
         search_time[0] = time.perf_counter() - t0
 
     def produce(staging: Path) -> int:
@@ -193,7 +200,7 @@ def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool,
     with build_lock(config.root):
         total = write_site(produce, static_dirs(config.root, config.theme), target, finish, config.root)
         stage("search index" if search else "swap")
-        incremental.Manifest(quick, groups, {t.rel_path: t.group for t in tasks}, search_key).write(
+        incremental.Manifest(quick, groups, {t.rel_path: t.group for t in tasks}, shard_keys).write(
             incremental.manifest_path(config.root, target))
     for name, seconds in stages:
         log.debug("  %-22s %6.2f s", name, seconds)

@@ -7,7 +7,7 @@ Two levels, both keyed on the inputs' (size, mtime_ns) and the build options:
 2. Something changed: everything is loaded and assembled as usual, but a group of files
    (an author's page, feed and exports; a subject's pages and feed) whose inputs did not
    change is hard-linked from the previous build into the staging folder instead of
-   being rendered again, and so is the search index when no indexed page changed. The
+   being rendered again, and so is each search shard none of whose pages changed. The
    staging folder is then swapped in as usual and the previous build deleted, so no
    file of the final tree keeps a second link, and a kill at any point leaves the
    previous build whole.
@@ -29,7 +29,7 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import generator
 from generator.paths import PACKAGE, builtin_theme_dir
@@ -38,8 +38,9 @@ if TYPE_CHECKING:  # kept out of the import path of the 'nothing changed' check,
     from generator.config import SiteConfig
     from generator.model import SiteModel
     from generator.render import Task
+    from generator.search import Shard
 
-FORMAT = 1
+FORMAT = 2
 _PACKAGE = PACKAGE
 
 
@@ -92,7 +93,7 @@ class Manifest:
     quick: str
     groups: Mapping[str, str]      # group -> digest of its inputs
     files: Mapping[str, str]       # rel path -> group
-    search: str                    # digest of what the search index was built from ('' = none)
+    search: Mapping[str, str]      # search shard -> digest of what it was built from
 
     @classmethod
     def read(cls, path: Path) -> "Manifest | None":
@@ -100,7 +101,7 @@ class Manifest:
             data = json.loads(path.read_text("utf-8"))
             if data.get("format") != FORMAT:
                 return None
-            return cls(data["quick"], data["groups"], data["files"], data.get("search", ""))
+            return cls(data["quick"], data["groups"], data["files"], data.get("search") or {})
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 
@@ -108,7 +109,7 @@ class Manifest:
         from generator.cache import atomic_write
 
         doc = {"format": FORMAT, "quick": self.quick, "groups": dict(self.groups), "files": dict(self.files),
-               "search": self.search}
+               "search": dict(self.search)}
         atomic_write(path, json.dumps(doc, sort_keys=True).encode("utf-8"))
 
 
@@ -152,10 +153,14 @@ def group_digests(config: SiteConfig, site: SiteModel, options: Mapping[str, Any
     return out
 
 
-def search_digest(groups: Mapping[str, str], config: SiteConfig, snap: Snapshot) -> str:
-    """The search index reads author pages and free pages only."""
-    authors = sorted((g, d) for g, d in groups.items() if g.startswith("author:"))
-    return _digest(authors, _pick(snap, config.root / "content" / "pages"), config.language)
+def search_digests(groups: Mapping[str, str], config: SiteConfig, snap: Snapshot,
+                   shards: Sequence[Shard]) -> dict[str, str]:
+    """Per search shard: the digests of the author pages it indexes (and of the free pages
+    for the shard holding them), the language and the shard layout."""
+    pages = _pick(snap, config.root / "content" / "pages")
+    layout = [s.authors for s in shards]
+    return {s.name: _digest(layout, [groups.get(f"author:{a}", "") for a in s.authors],
+                            pages if s.pages else [], config.language) for s in shards}
 
 
 def reusable(manifest: Manifest | None, groups: Mapping[str, str], tasks: Iterable[Task],

@@ -26,6 +26,7 @@ from generator.errors import SiteError
 from generator.exports import site_json, to_bibtex, to_csl_json
 from generator.filters import normalize_name
 from generator.latex import tex_to_html, tex_to_text
+from generator.search import plan_shards
 from generator.model import Author, Record, RenderedFile, SiteModel, Subject
 from generator.taxonomy import Taxonomy
 
@@ -70,7 +71,10 @@ def plan_pages(site: SiteModel, taxonomy: Taxonomy) -> list[PagePlan]:
                            f"subject:{s.code}"))
     newest = sort_newest_first({r.key: r for a in site.authors for r in a.records}.values())
     plans.append(_feed("", site.title, "New records of the profiled authors.", tuple(newest[:FEED_SIZE])))
-    plans.append(PagePlan("search/index.html", "search.html", {"page_kind": "search"}, "search/"))
+    bundles = [f"{shard.subdir}/" for shard in plan_shards([a.slug for a in site.authors],
+                                                          [p.name for p in site.pages])]
+    plans.append(PagePlan("search/index.html", "search.html", {"page_kind": "search", "bundles": bundles},
+                          "search/"))
     for p in site.pages:
         path = f"pages/{p.name}/"
         plans.append(PagePlan(path + "index.html", "page.html", {"page_kind": "page", "page": p}, path))

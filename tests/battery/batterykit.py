@@ -23,6 +23,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Callable, Iterable
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/, for helpers
+from helpers import tree_state  # noqa: E402  (re-exported for the battery tests)
+
 HERE = Path(__file__).resolve().parent
 TESTS = HERE.parent
 REPO = TESTS.parent
@@ -111,24 +114,6 @@ def assert_bounded(run: Run) -> None:
 
 
 # ----------------------------------------------------------------------------- trees
-
-def tree_state(folder: Path) -> dict[str, str]:
-    """Every entry under ``folder``: relative path -> sha256 + mode, 'dir:mode' or 'symlink:target'."""
-    state: dict[str, str] = {}
-    if not folder.exists():
-        return state
-    for p in sorted(folder.rglob("*")):
-        rel = p.relative_to(folder).as_posix()
-        st = p.lstat()
-        mode = oct(st.st_mode & 0o777)
-        if p.is_symlink():
-            state[rel] = f"symlink:{os.readlink(p)}"
-        elif p.is_dir():
-            state[rel] = f"dir:{mode}"
-        else:
-            state[rel] = hashlib.sha256(p.read_bytes()).hexdigest() + f":{mode}"
-    return state
-
 
 def tree_digest(folder: Path) -> str:
     return hashlib.sha256(json.dumps(tree_state(folder), sort_keys=True).encode()).hexdigest()
@@ -295,7 +280,7 @@ def parse_page(source: str) -> _Doc:
     return d
 
 
-OUR_SCRIPTS = ("static/filter.js", "static/search.js", "pagefind/pagefind-ui.js", "pagefind/pagefind.js")
+OUR_SCRIPTS = ("static/filter.js", "static/search.js", "pagefind/0/pagefind-ui.js", "pagefind/0/pagefind.js")
 
 
 def page_problems(source: str, base_path: str, allowed_prefixes: tuple[str, ...]) -> list[str]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import shutil
 import sys
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
 
@@ -16,7 +15,7 @@ for extra in (HERE, HERE.parent / "fetch"):
         sys.path.insert(0, str(extra))
 
 from batterykit import make_good_site  # noqa: E402
-from fakearxiv import FakeArxiv, Responder  # noqa: E402
+from fakearxiv import arxiv_server  # noqa: E402,F401  (a fixture, shared with the fetch suite)
 
 
 @pytest.fixture(autouse=True)
@@ -43,15 +42,3 @@ def good_site(_good_template: Path, tmp_path: Path) -> Path:
     return root
 
 
-@pytest.fixture
-def arxiv_server() -> Iterator[Callable[[Responder], FakeArxiv]]:
-    servers: list[FakeArxiv] = []
-
-    def start(responder: Responder) -> FakeArxiv:
-        s = FakeArxiv(responder).start()
-        servers.append(s)
-        return s
-
-    yield start
-    for s in servers:
-        s.stop()

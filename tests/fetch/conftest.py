@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fakearxiv import FakeArxiv, Responder  # noqa: E402
+from fakearxiv import arxiv_server  # noqa: E402,F401  (a fixture, shared with the fetch suite)
 from fetchkit import JANE, write_site  # noqa: E402
 
 from generator.config import SiteConfig, load_site  # noqa: E402
@@ -29,19 +29,6 @@ def _no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ARXIV_API_URL", raising=False)
 
 
-@pytest.fixture
-def arxiv_server() -> Iterator[Callable[[Responder], FakeArxiv]]:
-    """``arxiv_server(responder)`` starts a fake arXiv; every server is stopped when the test ends."""
-    servers: list[FakeArxiv] = []
-
-    def start(responder: Responder) -> FakeArxiv:
-        s = FakeArxiv(responder).start()
-        servers.append(s)
-        return s
-
-    yield start
-    for s in servers:
-        s.stop()
 
 
 @pytest.fixture

@@ -18,9 +18,10 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
 from atomgen import feed_xml
 
 LIFETIME = 90.0
@@ -187,3 +188,19 @@ class FakeArxiv:
     def start_gaps(self) -> list[float]:
         s = self.starts
         return [b - a for a, b in zip(s, s[1:])]
+
+
+@pytest.fixture
+def arxiv_server() -> Iterator[Callable[[Responder], FakeArxiv]]:
+    """``arxiv_server(responder)`` starts a fake arXiv; every server is stopped when the test ends.
+    (Imported by the conftest of each suite that uses it.)"""
+    servers: list[FakeArxiv] = []
+
+    def start(responder: Responder) -> FakeArxiv:
+        s = FakeArxiv(responder).start()
+        servers.append(s)
+        return s
+
+    yield start
+    for s in servers:
+        s.stop()

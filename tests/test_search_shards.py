@@ -1,0 +1,59 @@
+"""The search index in shards: stable assignment, and a merged search in Chromium finds
+records of every shard (60 authors -> 2 shards)."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import re
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from browser_util import chromium_browser
+from test_incremental import synthetic_site
+
+from generator.search import SHARD_AUTHORS, plan_shards
+
+
+def test_shards_are_stable_and_cover_every_author_once() -> None:
+    slugs = [f"author-{i}" for i in range(230)]
+    shards = plan_shards(slugs, ["about"])
+    assert len(shards) == -(-230 // SHARD_AUTHORS)
+    members = [a for s in shards for a in s.authors]
+    assert sorted(members) == sorted(slugs)
+    assert shards[0].pages == ("about",) and all(not s.pages for s in shards[1:])
+    # adding an author moves no one else (same shard count)
+    more = plan_shards([*slugs, "author-new"], ["about"])
+    where = {a: s.name for s in shards for a in s.authors}
+    assert all(where[a] == s.name for s in more for a in s.authors if a in where)
+    assert plan_shards(["solo"], []) == plan_shards(["solo"], [])
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+        pass
+
+
+def test_merged_search_finds_records_of_every_shard(tmp_path: Path) -> None:
+    root = synthetic_site(tmp_path / "syn")
+    out = tmp_path / "out"
+    subprocess.run([sys.executable, "-m", "generator", "-q", "-C", str(root), "build", "--base-url", "/",
+                    "--output", str(out)], check=True, capture_output=True)
+    shards = plan_shards(sorted(p.name for p in (out / "authors").iterdir()), [])
+    assert len(shards) == 2 and (out / "pagefind/0").is_dir() and (out / "pagefind/1").is_dir()
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(out)))
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        with chromium_browser() as browser:
+            page = browser.new_page()
+            for shard in shards:
+                slug = shard.authors[0]
+                name = re.search(r"<h1>([^<]+)</h1>", (out / f"authors/{slug}/index.html").read_text()).group(1)
+                page.goto(f"http://127.0.0.1:{srv.server_port}/search/?q=" + name.replace(" ", "+"))
+                page.wait_for_selector(".pagefind-ui__result-link", timeout=15000)
+                hrefs = [e.get_attribute("href") or "" for e in page.query_selector_all(".pagefind-ui__result-link")]
+                assert any(h.startswith(f"/authors/{slug}/") for h in hrefs), (shard.name, name, hrefs[:5])
+    finally:
+        srv.shutdown()
