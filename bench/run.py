@@ -73,9 +73,13 @@ MEMORY_TARGET = 0.5  # peak RSS of our cold build / Hugo's
 SEARCH_SNIPPET = """
 import sys, time
 from pathlib import Path
-from generator.search import build_index
+from generator.parallel import default_workers
+from generator.search import build_index, plan_shards
+site = Path(sys.argv[1])
+shards = plan_shards(sorted(p.name for p in (site / "authors").iterdir() if p.is_dir()),
+                     sorted(p.name for p in (site / "pages").iterdir() if p.is_dir()) if (site / "pages").is_dir() else [])
 t0 = time.perf_counter()
-build_index(Path(sys.argv[1]), sys.argv[2])
+build_index(site, sys.argv[2], shards, default_workers())
 Path(sys.argv[3]).write_text(repr(time.perf_counter() - t0))
 """
 
