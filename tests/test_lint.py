@@ -83,3 +83,17 @@ def test_check_strict_passes_on_the_demo_site(tmp_path: Path) -> None:
     shutil.copytree(REPO / "content", root / "content")
     res = _check(root)
     assert res.returncode == 0, res.stderr
+
+
+def test_unknown_subject_in_a_cache_file_is_reported(tmp_path: Path) -> None:
+    root = _site(tmp_path, "name: A\nsources:\n  - arxiv: {query: 'au:\"A\"'}\n")
+    config = load_site(root)
+    source = config.authors[0].sources[0]
+    rec = Record(key="arxiv:2401.00002", title="A paper", year=2024, arxiv_id="2401.00002", abstract="x",
+                 subjects=("cs.XX",), primary_subject="cs.XX")
+    path = cache_file(config.cache_path, "a", source)
+    assert path is not None
+    write_entry(path, CacheEntry({"type": "arxiv", "query": 'au:"A"'}, "2026-01-01T00:00:00Z", (rec,)))
+    res = _check(root)
+    assert res.returncode == 1
+    assert "unknown subject 'cs.XX'" in res.stderr
