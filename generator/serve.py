@@ -29,6 +29,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from generator import incremental
 from generator.build import build
 from generator.errors import SiteError
 
@@ -290,3 +291,5 @@ def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, ready: threadin
             stop.set()
             server.shutdown()
             server.server_close()
+            # the incremental-build manifest of this session's temporary folder is of no further use
+            incremental.manifest_path(root, out_dir).unlink(missing_ok=True)
