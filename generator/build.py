@@ -162,6 +162,7 @@ def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool,
     groups = incremental.group_digests(config, site, options, snap, tasks)
     shards = plan_shards([a.slug for a in config.authors], [p.name for p in config.pages]) if search else []
     shard_keys = incremental.search_digests(groups, config, snap, shards)
+    stage("plan + digests")
     gc.freeze()
     gc.enable()
     search_time = [0.0]

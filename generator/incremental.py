@@ -15,8 +15,8 @@ Two levels, both keyed on the inputs' (size, mtime_ns) and the build options:
 What a group depends on: every group depends on the code, the theme and templates,
 site.yaml, the free pages, the options and the set of profiled names (co-author
 links); an author's group also on that author's YAML and cache files; a subject's
-group on the files of every author with records in it; the site-wide files (home,
-indexes, site feed, data.json, sitemap) on everything. The manifest lives outside
+group on the content its pages show (its records' fields and who lists them); the
+site-wide files (home, indexes, site feed, data.json, sitemap) on everything. The manifest lives outside
 the output (``.authorsite/`` at the site root), so the output is byte-identical
 whether a build was incremental or clean.
 """
@@ -135,10 +135,11 @@ def group_digests(config: SiteConfig, site: SiteModel, options: Mapping[str, Any
         files = [root / a.path]
         files += [p for s in a.sources if isinstance(s, (ArxivSource, FeedSource))
                   if (p := cache_file(config.cache_path, a.slug, s)) is not None]
-        per_author[a.slug] = _digest(_pick(snap, *files))
+        per_author[a.slug] = _digest([(str(f), snap.get(str(f))) for f in files])
     everything = _digest(shared, sorted(per_author.items()))
-    subjects = {s.code: _digest(shared, sorted(per_author.get(slug, "") for slug, _ in s.authors))
-                for s in site.subjects}
+    record_digests = _record_digests(site)
+    names = {a.slug: a.name for a in site.authors}
+    subjects = {s.code: _subject_digest(shared, s, names, record_digests) for s in site.subjects}
     out: dict[str, str] = {}
     for t in tasks:
         if t.group in out:
@@ -151,6 +152,37 @@ def group_digests(config: SiteConfig, site: SiteModel, options: Mapping[str, Any
         else:
             out[t.group] = everything
     return out
+
+
+def _record_digests(site: SiteModel) -> dict[int, bytes]:
+    """Per record object: a digest of every field a brief entry or a feed entry shows, and of
+    which profiled authors (slug and name) list it. One pass; records are shared by subjects."""
+    names = {a.slug: a.name for a in site.authors}
+    out: dict[int, bytes] = {}
+    for subject in site.subjects:
+        for r in subject.records:
+            if id(r) in out:
+                continue
+            listed = site.record_authors.get(r.key, ())
+            text = "\x00".join((
+                r.key, str(r.version), r.title, str(r.year), r.source, r.arxiv_id or "", r.published or "",
+                r.updated or "", r.abstract, r.doi or "", r.url or "", r.journal_ref or "", r.comment or "",
+                " ".join(r.subjects), "\x1f".join(p.name for p in r.authors),
+                "\x1f".join(f"{slug}\x1e{names.get(slug)}" for slug in listed)))
+            out[id(r)] = hashlib.blake2b(text.encode(), digest_size=16).digest()
+    return out
+
+
+def _subject_digest(shared: str, subject: Any, names: Mapping[str, str],  # noqa: ANN401 - model.Subject
+                    records: Mapping[int, bytes]) -> str:
+    """What a subject's pages and feed show: its records (every field a brief entry or a feed
+    entry uses, and who lists them) and the authors working there. Content, not file dates: an
+    author's affiliation or a record elsewhere changing leaves the subject's pages alone."""
+    h = hashlib.sha256(shared.encode())
+    h.update(repr((subject.code, subject.name, subject.group_name,
+                   [(slug, names.get(slug), n) for slug, n in subject.authors])).encode())
+    h.update(b"".join(records[id(r)] for r in subject.records))
+    return h.hexdigest()[:32]
 
 
 def search_digests(groups: Mapping[str, str], config: SiteConfig, snap: Snapshot,
