@@ -186,6 +186,9 @@ def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool,
         search_time[0] = time.perf_counter() - t0
 
     def produce(staging: Path) -> int:
+        # Until the new build is swapped in and its manifest written, there is no manifest: a
+        # kill in between then costs one full rebuild, never a stale page.
+        incremental.manifest_path(config.root, target).unlink(missing_ok=True)
         check_unique(tasks)
         keep = incremental.reusable(manifest, groups, tasks, target)
         for rel in sorted(keep):
