@@ -27,11 +27,13 @@ import gc
 import json
 import os
 import resource
-import shutil
 import sys
 import time
 from pathlib import Path
 from typing import Any, Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from run import clean_site  # noqa: E402  (one definition of a cold start)
 
 STAGES = [
     ("load_site", "load config + author YAML"),
@@ -46,14 +48,6 @@ STAGES = [
 RENDER_PARTS = ("to_bibtex", "to_csl_json", "site_json")
 
 
-def clean_site(site: Path) -> None:
-    for p in site.iterdir():
-        if p.name in ("site.yaml", "content"):
-            continue
-        if p.is_dir() and not p.is_symlink():
-            shutil.rmtree(p)
-        else:
-            p.unlink()
 
 
 def main(argv: list[str] | None = None) -> int:

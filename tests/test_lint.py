@@ -52,15 +52,20 @@ def test_check_strict_fails_on_each_lint_problem(tmp_path: Path, case: str) -> N
     assert "Traceback" not in res.stderr
 
 
-def test_filters_that_drop_everything_are_reported(tmp_path: Path) -> None:
-    root = _site(tmp_path, "name: A\nsources:\n  - arxiv: {query: 'au:\"A\"', categories: [math.AG]}\n")
+def _site_with_cached_record(tmp_path: Path, arxiv: str, subject: str) -> Path:
+    """A one-author site whose arXiv source has one cached record in ``subject``."""
+    root = _site(tmp_path, f"name: A\nsources:\n  - arxiv: {arxiv}\n")
     config = load_site(root)
-    source = config.authors[0].sources[0]
     rec = Record(key="arxiv:2401.00001", title="A paper", year=2024, arxiv_id="2401.00001", abstract="x",
-                 subjects=("cs.CL",), primary_subject="cs.CL")
-    path = cache_file(config.cache_path, "a", source)
+                 subjects=(subject,), primary_subject=subject)
+    path = cache_file(config.cache_path, "a", config.authors[0].sources[0])
     assert path is not None
     write_entry(path, CacheEntry({"type": "arxiv", "query": 'au:"A"'}, "2026-01-01T00:00:00Z", (rec,)))
+    return root
+
+
+def test_filters_that_drop_everything_are_reported(tmp_path: Path) -> None:
+    root = _site_with_cached_record(tmp_path, "{query: 'au:\"A\"', categories: [math.AG]}", "cs.CL")
     res = _check(root)
     assert res.returncode == 1
     assert "filters drop all 1 fetched records" in res.stderr
@@ -86,14 +91,7 @@ def test_check_strict_passes_on_the_demo_site(tmp_path: Path) -> None:
 
 
 def test_unknown_subject_in_a_cache_file_is_reported(tmp_path: Path) -> None:
-    root = _site(tmp_path, "name: A\nsources:\n  - arxiv: {query: 'au:\"A\"'}\n")
-    config = load_site(root)
-    source = config.authors[0].sources[0]
-    rec = Record(key="arxiv:2401.00002", title="A paper", year=2024, arxiv_id="2401.00002", abstract="x",
-                 subjects=("cs.XX",), primary_subject="cs.XX")
-    path = cache_file(config.cache_path, "a", source)
-    assert path is not None
-    write_entry(path, CacheEntry({"type": "arxiv", "query": 'au:"A"'}, "2026-01-01T00:00:00Z", (rec,)))
+    root = _site_with_cached_record(tmp_path, "{query: 'au:\"A\"'}", "cs.XX")
     res = _check(root)
     assert res.returncode == 1
     assert "unknown subject 'cs.XX'" in res.stderr
