@@ -489,8 +489,6 @@ def main(argv: list[str] | None = None) -> int:
     corpus = prepare_corpus(args.authors, args.records, args.seed, args.regenerate)
     author_file, author_slug, cache_path, record_key = edit_targets(corpus)
     ours = our_command(corpus.site)
-    from generator.search import pagefind_binary
-    pagefind = pagefind_binary()
     hugo_env = {**os.environ, "HUGO_CACHEDIR": str(corpus.hugo_cache)}
     hugo_cmd = [str(hugo), "--source", str(corpus.hugo), "--destination", str(corpus.hugo_dest), "--quiet"]
     out_dir = corpus.site / "output"

@@ -14,10 +14,10 @@ from collections import Counter, defaultdict
 from typing import Iterable, Mapping
 
 from generator.cache import CacheEntry
-from generator.config import ArxivSource, AuthorConfig, FeedSource, RecordsSource, SiteConfig, title_digest
+from generator.config import ArxivSource, AuthorConfig, FeedSource, RecordsSource, SiteConfig
 from generator.filters import decide, normalize_name
 from generator.markup import markdown_to_html
-from generator.model import Author, Page, Record, SiteModel, Subject
+from generator.model import Author, Page, Record, SiteModel, Subject, title_digest
 from generator.taxonomy import Taxonomy
 
 # For each author slug: the cache entry of each fetched source, in the order of `sources`

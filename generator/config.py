@@ -12,12 +12,12 @@ import difflib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, TypeVar
+from typing import Any, Mapping, TypeVar
 from urllib.parse import urlsplit
 
 from generator import ids
 from generator.errors import Problem, SiteError
-from generator.model import Link, Person, Record
+from generator.model import Link, Person, Record, record_key, title_digest  # noqa: F401 (title_digest re-exported)
 from generator.taxonomy import load_taxonomy
 from generator.yamlfile import YFloat, YList, YMap, parse_yaml, read_yaml
 
@@ -629,7 +629,7 @@ def _load_records(ck: _Checker, value: Any, where: str, line: int) -> RecordsSou
         if title is None or year is None:
             continue
         records.append(Record(
-            key=_record_key(arxiv_id, doi, title, year),
+            key=record_key(arxiv_id, doi, title, year),
             title=" ".join(title.split()), year=year, source=source, arxiv_id=arxiv_id, authors=authors,
             abstract=abstract, published=pub, updated=pub,
             primary_subject=subjects[0] if subjects else None, subjects=tuple(dict.fromkeys(subjects)),
@@ -648,22 +648,6 @@ def _iso_date(value: Any) -> str | None:  # noqa: ANN401
     if isinstance(value, dt.date):
         return value.strftime("%Y-%m-%dT00:00:00Z")
     return None
-
-
-def _record_key(arxiv_id: str | None, doi: str | None, title: str, year: int) -> str:
-    """Identity of a record: arXiv id, else DOI, else a digest of its normalised title and year."""
-    if arxiv_id:
-        return f"arxiv:{arxiv_id}"
-    if doi:
-        return f"doi:{doi.lower()}"
-    return f"title:{title_digest(title, year)}"
-
-
-def title_digest(title: str, year: int | None) -> str:
-    import hashlib
-
-    norm = re.sub(r"[^0-9a-z]+", " ", title.casefold()).strip()
-    return hashlib.sha1(f"{norm}|{year}".encode()).hexdigest()[:12]
 
 
 # ----------------------------------------------------------------------------- pages
@@ -746,11 +730,3 @@ def _shift_lines(m: YMap, by: int) -> None:
     m.line += by
     for k in m.lines:
         m.lines[k] += by
-
-
-def iter_problems(fn: Callable[[], T]) -> tuple[T | None, tuple[Problem, ...]]:
-    """Run a loader and return its result or the problems it raised (for `check`)."""
-    try:
-        return fn(), ()
-    except SiteError as exc:
-        return None, exc.problems or (Problem(exc.path or "", exc.line, exc.message),)

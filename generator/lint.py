@@ -10,7 +10,8 @@ import re
 from collections import defaultdict
 
 from generator.assemble import CachedSources, kept_records
-from generator.config import ArxivSource, FeedSource, RecordsSource, SiteConfig, title_digest
+from generator.config import ArxivSource, FeedSource, RecordsSource, SiteConfig
+from generator.model import title_digest
 from generator.taxonomy import Taxonomy
 
 _MATH = re.compile(r"(?<!\\)\$")

@@ -9,10 +9,27 @@ by ``ids.safe_url`` when the record was made.
 
 from __future__ import annotations
 
+import hashlib
+import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from generator import ids
+
+
+def title_digest(title: str, year: int | None) -> str:
+    """A short digest of a title (case, punctuation and spacing ignored) and its year."""
+    norm = re.sub(r"[^0-9a-z]+", " ", title.casefold()).strip()
+    return hashlib.sha1(f"{norm}|{year}".encode()).hexdigest()[:12]
+
+
+def record_key(arxiv_id: str | None, doi: str | None, title: str, year: int | None) -> str:
+    """Identity of a record, the same for every source: arXiv id, else DOI, else title + year."""
+    if arxiv_id:
+        return f"arxiv:{arxiv_id}"
+    if doi:
+        return f"doi:{doi.lower()}"
+    return f"title:{title_digest(title, year)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,9 +196,3 @@ class SiteModel:
     @property
     def author_by_slug(self) -> dict[str, Author]:
         return {a.slug: a for a in self.authors}
-
-
-@dataclass(frozen=True, slots=True)
-class RenderedFile:
-    rel_path: str   # posix, relative to the output root
-    data: bytes

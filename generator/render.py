@@ -27,7 +27,7 @@ from generator.exports import site_json, to_bibtex, to_csl_json
 from generator.filters import normalize_name
 from generator.latex import tex_to_html, tex_to_text
 from generator.search import plan_shards
-from generator.model import Author, Record, RenderedFile, SiteModel, Subject
+from generator.model import Author, Record, SiteModel, Subject
 from generator.taxonomy import Taxonomy
 
 
@@ -144,11 +144,6 @@ def plan_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> 
     if site.cname:
         tasks.append(Task("CNAME", functools.partial(bytes, (site.cname + "\n").encode("ascii"))))
     return tasks
-
-
-def render_site(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> list[RenderedFile]:
-    """Every file of the site rendered in this process, in memory (small sites, tests)."""
-    return [RenderedFile(t.rel_path, t.make()) for t in plan_tasks(env, site, taxonomy)]
 
 
 def _render_bytes(env: jinja2.Environment, plan: PagePlan) -> bytes:
@@ -287,9 +282,9 @@ def _helpers(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> di
         return {"@context": "https://schema.org", "@graph": [person, *works]}
 
     helpers: dict[str, Callable[..., Any] | Any] = {
-        "author_jsonld": author_jsonld, "subject_chips": subject_chips, "authors_html": authors_html, "feed_entry": feed_entry, "record_brief": record_brief,
-        "site": site, "url": url, "absurl": absurl, "person_slug": person_slug, "record_html": record_html,
-        "subject_name": subject_name, "subject_exists": lambda code: code in subjects,
+        "site": site, "url": url, "absurl": absurl, "person_slug": person_slug, "subject_name": subject_name,
+        "record_html": record_html, "record_brief": record_brief, "feed_entry": feed_entry,
+        "author_jsonld": author_jsonld, "subject_chips": subject_chips, "authors_html": authors_html,
         "authors_by_slug": authors, "tex": tex_to_html, "tex_text": tex_to_text,
         "nav_pages": [p for p in site.pages if p.in_nav], "by_year": by_year,
     }

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from generator import ids
 from generator.config import FeedSource
-from generator.model import Person, Record
+from generator.model import Person, Record, record_key
 from generator.sources.accept import decode_xml, parse_checked
 from generator.sources.http import HttpClient, PermanentError, Response, TransientError
 from generator.sources.text import (
@@ -38,7 +38,6 @@ from generator.sources.text import (
     TITLE_CAP,
     clean_text,
     optional_text,
-    record_key,
     utc_iso,
     year_of,
 )

@@ -19,7 +19,6 @@ import re
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Iterable
 
-from generator.config import title_digest
 
 if TYPE_CHECKING:
     from generator.taxonomy import Taxonomy
@@ -65,15 +64,6 @@ def utc_iso(value: str | None) -> str | None:
 
 def year_of(iso: str | None) -> int | None:
     return int(iso[:4]) if iso else None
-
-
-def record_key(arxiv_id: str | None, doi: str | None, title: str, year: int | None) -> str:
-    """The same identity scheme as typed-in records (config): arXiv id, else DOI, else title + year."""
-    if arxiv_id:
-        return f"arxiv:{arxiv_id}"
-    if doi:
-        return f"doi:{doi.lower()}"
-    return f"title:{title_digest(title, year)}"
 
 
 def _parse_iso(value: str) -> datetime | None:

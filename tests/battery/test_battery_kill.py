@@ -80,15 +80,21 @@ def synthetic(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     return root, digests, max(spans)
 
 
-def test_d3_sigkill_during_builds_of_a_100_author_site(synthetic, tmp_path: Path) -> None:
+def _fresh_copy_built_at_a(synthetic: tuple, tmp_path: Path) -> tuple[Path, dict, float]:
+    """A private copy of the synthetic site at input version A, built once."""
     import shutil
 
     src, digests, span = synthetic
     root = tmp_path / "site"
     shutil.copytree(src, root)
-    out = root / "output"
     _set_version(root, "A")
     _build(root)
+    return root, digests, span
+
+
+def test_d3_sigkill_during_builds_of_a_100_author_site(synthetic, tmp_path: Path) -> None:
+    root, digests, span = _fresh_copy_built_at_a(synthetic, tmp_path)
+    out = root / "output"
     assert tree_digest(out) == digests["A"]
     cache_before = tree_digest(root / "content" / "cache")
     current = "A"
@@ -209,14 +215,8 @@ def test_d3_sigkill_during_fetch_leaves_every_cache_file_old_or_new(arxiv_server
 @pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
                          ids=["SIGINT", "SIGTERM"])
 def test_d4_signal_during_build(synthetic, tmp_path: Path, sig: signal.Signals, code: int, word: str) -> None:
-    import shutil
-
-    src, digests, span = synthetic
-    root = tmp_path / "site"
-    shutil.copytree(src, root)
+    root, digests, span = _fresh_copy_built_at_a(synthetic, tmp_path)
     out = root / "output"
-    _set_version(root, "A")
-    _build(root)
     current = "A"
     rng = random.Random(SEED + sig)
     codes = []
