@@ -24,6 +24,7 @@ from markupsafe import Markup
 from generator.assemble import sort_newest_first
 from generator.errors import SiteError
 from generator.exports import site_json, to_bibtex, to_csl_json
+from generator import fragments
 from generator.filters import normalize_name
 from generator.latex import tex_to_html, tex_to_text
 from generator.search import plan_shards
@@ -176,7 +177,8 @@ def _template_frame(exc: BaseException) -> tuple[str | None, int | None]:
     return found
 
 
-def _helpers(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> dict[str, Any]:
+def _helpers(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy,
+             fast_fragments: bool = True) -> dict[str, Any]:
     base_path = urlsplit(site.base_url).path or "/"
     absolute = site.base_url if urlsplit(site.base_url).scheme else None
     subjects = {s.code: s for s in site.subjects}
@@ -191,24 +193,36 @@ def _helpers(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> di
     def person_slug(name: str) -> str | None:
         return site.people.get(normalize_name(name))
 
-    def cached_fragment(template_name: str) -> Callable[[Record], Markup]:
+    def cached_fragment(template_name: str, fast: Callable[[Record], str]) -> Callable[[Record], Markup]:
         """A record's fragment rendered once (per process) and reused on every page listing it.
-        The template is loaded on first use, inside a page's render, so its errors name that page."""
+        The template is loaded on first use, inside a page's render, so its errors name that page.
+        While it is the built-in one, ``fast`` (generator.fragments) makes the same bytes."""
         cache: dict[int, Markup] = {}
-        template: list[jinja2.Template] = []
+        make: list[Callable[[Record], str]] = []
 
         def fragment(record: Record) -> Markup:
             html = cache.get(id(record))
             if html is None:
-                if not template:
-                    template.append(env.get_template(template_name))
-                html = cache[id(record)] = Markup(template[0].render(r=record))
+                if not make:
+                    make.append(_fragment_maker(env, template_name, fast if fast_fragments else None))
+                html = cache[id(record)] = Markup(make[0](record))
             return html
         return fragment
 
-    record_html = cached_fragment("partials/record.html")
-    record_brief = cached_fragment("partials/record_brief.html")  # subject pages' short form
-    feed_entry = cached_fragment("partials/feed_entry.xml")
+    record_html = cached_fragment("partials/record.html", lambda r: fragments.record_html(
+        r, tex_to_html, authors_html, subject_chips))
+    record_brief = cached_fragment("partials/record_brief.html", lambda r: fragments.record_brief(  # subject pages
+        r, tex_to_html, authors_html, subject_chips, profile_links))
+    feed_entry = cached_fragment("partials/feed_entry.xml", lambda r: fragments.feed_entry(
+        r, tex_to_text, subject_name))
+    author_names = {a.slug: a.name for a in site.authors}
+
+    def joined(fragment: Callable[[Record], Markup]) -> Callable[[Iterable[Record]], Markup]:
+        """A list of records in one template call (a Jinja call per record costs more than its HTML)."""
+        return lambda records: Markup("".join([fragment(r) for r in records]))
+
+    def profile_links(record: Record) -> str:
+        return fragments.profile_links(record, site.record_authors, author_names, url)
 
     def subject_name(code: str) -> str:
         s = subjects.get(code)
@@ -284,11 +298,24 @@ def _helpers(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> di
     helpers: dict[str, Callable[..., Any] | Any] = {
         "site": site, "url": url, "absurl": absurl, "person_slug": person_slug, "subject_name": subject_name,
         "record_html": record_html, "record_brief": record_brief, "feed_entry": feed_entry,
+        "records_html": joined(record_html), "records_brief": joined(record_brief),
+        "feed_entries": joined(feed_entry),
         "author_jsonld": author_jsonld, "subject_chips": subject_chips, "authors_html": authors_html,
         "authors_by_slug": authors, "tex": tex_to_html, "tex_text": tex_to_text,
         "nav_pages": [p for p in site.pages if p.in_nav], "by_year": by_year,
     }
     return helpers
+
+
+def _fragment_maker(env: jinja2.Environment, name: str,
+                    fast: Callable[[Record], str] | None) -> Callable[[Record], str]:
+    """``fast`` while the site would use the built-in template ``name`` unchanged, else Jinja."""
+    loader = env.loader
+    assert loader is not None
+    if fast is not None and fragments.source_digest(loader.get_source(env, name)[0]) == fragments.BUILTIN_DIGESTS[name]:
+        return fast
+    template = env.get_template(name)
+    return lambda record: template.render(r=record)
 
 
 def by_year(records: Iterable[Record]) -> list[tuple[int | None, list[Record]]]:
