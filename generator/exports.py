@@ -23,6 +23,7 @@ from generator.model import Author, Record, SiteModel
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_NOT_ASCII_WORD = re.compile(r"[^a-z0-9]")
 
 
 def _balanced(text: str) -> str:
@@ -44,8 +45,10 @@ def _balanced(text: str) -> str:
 
 
 def _ascii_word(text: str) -> str:
+    if text.isascii():
+        return _NOT_ASCII_WORD.sub("", text.lower())
     text = unicodedata.normalize("NFKD", text)
-    return re.sub(r"[^a-z0-9]", "", "".join(c for c in text if not unicodedata.combining(c)).lower())
+    return _NOT_ASCII_WORD.sub("", "".join(c for c in text if not unicodedata.combining(c)).lower())
 
 
 def bibtex_key(r: Record, author: Author) -> str:

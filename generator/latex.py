@@ -158,6 +158,7 @@ def tex_to_html(text: str) -> Markup:
     return _html_cached(text) if len(text) <= _CACHE_MAX_LEN else _render_html(text)
 
 
+@lru_cache(maxsize=1 << 17)  # one record's title and abstract go to its feed entry, exports and JSON-LD
 def tex_to_text(text: str) -> str:
     """Title/abstract with TeX -> plain Unicode text, whitespace collapsed (<title>, feeds, search).
 

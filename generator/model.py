@@ -16,6 +16,8 @@ from typing import Any, Mapping
 
 from generator import ids
 
+_NOT_ASCII_ALNUM = re.compile(r"[^A-Za-z0-9]")
+
 
 def title_digest(title: str, year: int | None) -> str:
     """A short digest of a title (case, punctuation and spacing ignored) and its year."""
@@ -82,7 +84,10 @@ class Record:
     @property
     def anchor(self) -> str:
         """A fragment id that is safe in HTML and stable across builds."""
-        return "r-" + "".join(c if c.isalnum() else "-" for c in self.key.split(":", 1)[-1])[:80]
+        rest = self.key.split(":", 1)[-1][:80]
+        if rest.isascii():  # the usual case, same result as below
+            return "r-" + _NOT_ASCII_ALNUM.sub("-", rest)
+        return "r-" + "".join(c if c.isalnum() else "-" for c in rest)
 
     def to_json(self) -> dict[str, Any]:
         """The cache/JSON form: plain types, every field present, stable order."""

@@ -105,3 +105,17 @@ def test_an_overridden_partial_is_rendered_by_jinja(tmp_path: Path) -> None:
     r = site.authors[0].records[0]
     assert str(helpers["record_html"](r)) == f"<li>{r.title} (mine)</li>\n".replace("'", "&#39;")
     assert "Abstract" in str(helpers["record_brief"](r))   # the others stay built in
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(key=st.text(max_size=100), title=st.text(max_size=40))
+def test_fast_paths_agree_with_the_general_rule(key: str, title: str) -> None:
+    import unicodedata
+
+    from generator.exports import _ascii_word
+
+    r = Record(key=key, title="t", year=None)
+    assert r.anchor == "r-" + "".join(c if c.isalnum() else "-" for c in key.split(":", 1)[-1])[:80]
+    general = unicodedata.normalize("NFKD", title)
+    general = "".join(c for c in general if not unicodedata.combining(c)).lower()
+    assert _ascii_word(title) == "".join(c for c in general if c in "abcdefghijklmnopqrstuvwxyz0123456789")
