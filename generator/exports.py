@@ -134,18 +134,23 @@ def to_csl_json(author: Author) -> bytes:
 
 
 def site_json(site: SiteModel) -> bytes:
-    """The whole site's data: authors with their record keys, and every record once."""
-    records: dict[str, dict[str, Any]] = {}
+    """The whole site's data: authors with their record keys, and every record once.
+
+    Each record is encoded on its own and only its bytes are kept: holding every
+    record's dict until one ``dumps`` at the end cost 0.5 GB at 1,000 x 100."""
+    records: dict[str, bytes] = {}
     authors = []
     for a in site.authors:
         authors.append({"slug": a.slug, "name": a.name, "affiliation": a.affiliation,
                         "links": [{"kind": link.kind, "url": link.url} for link in a.links],
                         "records": [r.key for r in a.records]})
         for r in a.records:
-            records.setdefault(r.key, r.to_json())
-    return _dumps({"title": site.title, "authors": authors,
-                   "records": [records[k] for k in sorted(records)]})
+            if r.key not in records:
+                records[r.key] = _dumps(r.to_json(), newline=False)
+    head = _dumps({"title": site.title, "authors": authors}, newline=False)
+    return b"".join((head[:-1], b',"records":[', b",".join([records[k] for k in sorted(records)]), b"]}\n"))
 
 
-def _dumps(data: Any) -> bytes:  # noqa: ANN401
-    return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+def _dumps(data: Any, newline: bool = True) -> bytes:  # noqa: ANN401
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return (text + "\n" if newline else text).encode("utf-8")

@@ -194,33 +194,17 @@ def _helpers(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy,
     def person_slug(name: str) -> str | None:
         return site.people.get(normalize_name(name))
 
-    def cached_fragment(template_name: str, fast: Callable[[Record], str]) -> Callable[[Record], Markup]:
-        """A record's fragment rendered once (per process) and reused on every page listing it.
-        The template is loaded on first use, inside a page's render, so its errors name that page.
-        While it is the built-in one, ``fast`` (generator.fragments) makes the same bytes."""
-        cache: dict[int, Markup] = {}
-        make: list[Callable[[Record], str]] = []
-
-        def fragment(record: Record) -> Markup:
-            html = cache.get(id(record))
-            if html is None:
-                if not make:
-                    make.append(_fragment_maker(env, template_name, fast if fast_fragments else None))
-                html = cache[id(record)] = Markup(make[0](record))
-            return html
-        return fragment
-
-    record_html = cached_fragment("partials/record.html", lambda r: fragments.record_html(
-        r, tex_to_html, authors_html, subject_chips))
-    record_brief = cached_fragment("partials/record_brief.html", lambda r: fragments.record_brief(  # subject pages
-        r, tex_to_html, authors_html, subject_chips, profile_links))
-    feed_entry = cached_fragment("partials/feed_entry.xml", lambda r: fragments.feed_entry(
-        r, tex_to_text, subject_name))
+    # Fragments of records listed on several pages are kept (subject pages list a record
+    # once per subject, feeds list recent ones again); a record's full entry shows only on
+    # its authors' pages, so keeping it would cost memory (250 MB a process at 1,000 x 100)
+    # for few reuses.
+    record_html = _Fragment(env, "partials/record.html", fast_fragments and (lambda r: fragments.record_html(
+        r, tex_to_html, authors_html, subject_chips)), keep=False)
+    record_brief = _Fragment(env, "partials/record_brief.html", fast_fragments and (lambda r: fragments.record_brief(
+        r, tex_to_html, authors_html, subject_chips, profile_links)))
+    feed_entry = _Fragment(env, "partials/feed_entry.xml", fast_fragments and (lambda r: fragments.feed_entry(
+        r, tex_to_text, subject_name)))
     author_names = {a.slug: a.name for a in site.authors}
-
-    def joined(fragment: Callable[[Record], Markup]) -> Callable[[Iterable[Record]], Markup]:
-        """A list of records in one template call (a Jinja call per record costs more than its HTML)."""
-        return lambda records: Markup("".join([fragment(r) for r in records]))
 
     def profile_links(record: Record) -> str:
         return fragments.profile_links(record, site.record_authors, author_names, url)
@@ -299,8 +283,7 @@ def _helpers(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy,
     helpers: dict[str, Callable[..., Any] | Any] = {
         "site": site, "url": url, "absurl": absurl, "person_slug": person_slug, "subject_name": subject_name,
         "record_html": record_html, "record_brief": record_brief, "feed_entry": feed_entry,
-        "records_html": joined(record_html), "records_brief": joined(record_brief),
-        "feed_entries": joined(feed_entry),
+        "records_html": record_html.many, "records_brief": record_brief.many, "feed_entries": feed_entry.many,
         "author_jsonld": author_jsonld, "subject_chips": subject_chips, "authors_html": authors_html,
         "authors_by_slug": authors, "tex": tex_to_html, "tex_text": tex_to_text,
         "nav_pages": [p for p in site.pages if p.in_nav], "by_year": by_year,
@@ -308,15 +291,53 @@ def _helpers(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy,
     return helpers
 
 
-def _fragment_maker(env: jinja2.Environment, name: str,
-                    fast: Callable[[Record], str] | None) -> Callable[[Record], str]:
-    """``fast`` while the site would use the built-in template ``name`` unchanged, else Jinja."""
-    loader = env.loader
-    assert loader is not None
-    if fast is not None and fragments.source_digest(loader.get_source(env, name)[0]) == fragments.BUILTIN_DIGESTS[name]:
-        return fast
-    template = env.get_template(name)
-    return lambda record: template.render(r=record)
+class _Fragment:
+    """One record partial as a template helper: ``f(record)`` for one record, ``f.many(records)``
+    for a list in one template call (a Jinja call per record cost more than its HTML).
+
+    The template is looked up on first use, inside a page's render, so its errors name that
+    page; while it is the built-in one, ``fast`` (generator.fragments) makes the same bytes.
+    With ``keep``, each record's fragment is rendered once per process and kept as UTF-8
+    bytes: one non-ASCII character (the theme's arrow) makes a Python string take two
+    bytes per character."""
+
+    def __init__(self, env: jinja2.Environment, name: str, fast: Callable[[Record], str] | bool,
+                 keep: bool = True) -> None:
+        self._env, self._name, self._fast = env, name, fast or None
+        self._render: Callable[[Record], str] | None = None
+        self._kept: dict[int, bytes] | None = {} if keep else None
+
+    def _renderer(self) -> Callable[[Record], str]:
+        if self._render is None:
+            env, name, fast = self._env, self._name, self._fast
+            loader = env.loader
+            assert loader is not None
+            if fast is not None and fragments.source_digest(loader.get_source(env, name)[0]) \
+                    == fragments.BUILTIN_DIGESTS[name]:
+                self._render = fast
+            else:
+                template = env.get_template(name)
+                self._render = lambda record: template.render(r=record)
+        return self._render
+
+    def _bytes(self, record: Record) -> bytes:
+        kept = self._kept
+        assert kept is not None
+        html = kept.get(id(record))
+        if html is None:
+            html = kept[id(record)] = self._renderer()(record).encode("utf-8")
+        return html
+
+    def __call__(self, record: Record) -> Markup:
+        if self._kept is None:
+            return Markup(self._renderer()(record))
+        return Markup(self._bytes(record).decode("utf-8"))
+
+    def many(self, records: Iterable[Record]) -> Markup:
+        if self._kept is None:
+            render = self._renderer()
+            return Markup("".join([render(r) for r in records]))
+        return Markup(b"".join([self._bytes(r) for r in records]).decode("utf-8"))
 
 
 def by_year(records: Iterable[Record]) -> list[tuple[int | None, list[Record]]]:
