@@ -69,6 +69,7 @@ def read_caches(config: SiteConfig) -> tuple[CachedSources, list[str], list[str]
     out: dict[str, tuple[cache.CacheEntry | None, ...]] = {}
     warnings: list[str] = []
     missing: list[str] = []
+    shared: dict[object, object] = {}   # equal people and subject lists become one object
     for a in config.authors:
         entries: list[cache.CacheEntry | None] = []
         for source in a.sources:
@@ -84,7 +85,7 @@ def read_caches(config: SiteConfig) -> tuple[CachedSources, list[str], list[str]
                 entries.append(None)
                 continue
             try:
-                entries.append(cache.read_entry(path))
+                entries.append(cache.read_entry(path, shared))
             except ValueError as exc:
                 warnings.append(f"{rel}: {exc}; ignoring it until the next good fetch")
                 entries.append(None)

@@ -56,8 +56,9 @@ def cache_file(cache_dir: Path, slug: str, source: Source) -> Path | None:
     return cache_dir / slug / f"{key}.json" if key else None
 
 
-def read_entry(path: Path) -> CacheEntry:
-    """Read one cache file; raise ``ValueError`` with a reason if it is not usable."""
+def read_entry(path: Path, shared: dict[Any, Any] | None = None) -> CacheEntry:
+    """Read one cache file; raise ``ValueError`` with a reason if it is not usable.
+    ``shared``: see ``Record.from_json``."""
     try:
         data = json.loads(path.read_bytes().decode("utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -65,7 +66,7 @@ def read_entry(path: Path) -> CacheEntry:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"cache format {data.get('format') if isinstance(data, dict) else '?'} is not {FORMAT}")
     try:
-        records = tuple(Record.from_json(r, order=i) for i, r in enumerate(data["records"]))
+        records = tuple(Record.from_json(r, order=i, shared=shared) for i, r in enumerate(data["records"]))
     except (KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"malformed record in cache file ({exc!r})") from exc
     return CacheEntry(source=data.get("source") or {}, fetched_at=str(data.get("fetched_at") or ""),
