@@ -116,10 +116,12 @@ class Record:
         """``shared``, one dict for a whole load, makes records share equal people and subject
         lists: a co-author named on many records is then one object, not one per record
         (at 1,000 x 100, 550,000 people objects became about a tenth as many)."""
-        people = tuple(Person(a["name"], tuple(a.get("affiliations") or ())) for a in d.get("authors") or ())
+        names = [(a["name"], tuple(a.get("affiliations") or ())) for a in d.get("authors") or ()]
         subjects = tuple(d.get("subjects") or ())
-        if shared is not None:
-            people = tuple([shared.setdefault(p, p) for p in people])
+        if shared is None:
+            people = tuple(Person(*n) for n in names)
+        else:  # keyed by plain tuples: their hash is C, a dataclass's is Python
+            people = tuple([shared.get(n) or shared.setdefault(n, Person(*n)) for n in names])
             subjects = shared.setdefault(subjects, subjects)
         return cls(
             key=d["key"],
