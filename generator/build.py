@@ -183,7 +183,7 @@ def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool,
         if todo:
             log.info("building the search index (Pagefind, %d of %d shard%s)...", len(todo), len(shards),
                      "" if len(shards) == 1 else "s")
-            build_index(staging, config.language, todo, workers)
+            build_index(staging, config.language, todo, site.authors, workers)
         search_time[0] = time.perf_counter() - t0
 
     def produce(staging: Path) -> int:

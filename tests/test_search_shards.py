@@ -57,3 +57,21 @@ def test_merged_search_finds_records_of_every_shard(tmp_path: Path) -> None:
                 assert any(h.startswith(f"/authors/{slug}/") for h in hrefs), (shard.name, name, hrefs[:5])
     finally:
         srv.shutdown()
+
+
+def test_author_document_holds_every_record_as_escaped_text() -> None:
+    from generator.model import Author, Person, Record
+    from generator.search import author_document
+
+    hostile = '<script>alert(1)</script> & "q"'
+    records = (Record(key="arxiv:2401.00001", title="Plain title with $x^2$", year=2024, arxiv_id="2401.00001",
+                      authors=(Person(hostile, ()),), abstract="An abstract about concertinas.", doi="10.1/x"),
+               Record(key="title:abc", title=hostile, year=None))
+    a = Author(slug="eve", name=hostile, affiliation="Lab <b>", bio_html="<p>Bio</p>", links=(),
+               records=records, subjects=(), years=())
+    doc = author_document(a, "en")
+    assert "<script>" not in doc and doc.count("&lt;script&gt;") == 4   # name twice, co-author, title
+    for r in records:
+        assert f'<h3 id="{r.anchor}">' in doc
+    assert "x²" in doc and "concertinas" in doc and "arXiv:2401.00001" in doc and "10.1/x" in doc
+    assert "Lab &lt;b&gt;" in doc and "<p>Bio</p>" in doc and "data-pagefind-body" in doc
