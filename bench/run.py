@@ -81,10 +81,10 @@ from generator.search import build_index, plan_shards
 from generator.taxonomy import load_taxonomy
 site, root = Path(sys.argv[1]), Path(sys.argv[4])
 config = load_site(root)
-authors = assemble(config, read_caches(config)[0], load_taxonomy()).authors  # the model, untimed
-shards = plan_shards([a.slug for a in authors], [p.name for p in config.pages])
+model = assemble(config, read_caches(config)[0], load_taxonomy())  # untimed
+shards = plan_shards([a.slug for a in model.authors], [p.name for p in model.pages])
 t0 = time.perf_counter()
-build_index(site, sys.argv[2], shards, authors, default_workers())
+build_index(site, model, shards, default_workers())
 Path(sys.argv[3]).write_text(repr(time.perf_counter() - t0))
 """
 

@@ -40,7 +40,6 @@ class BuildResult:
     subjects: int
     warnings: tuple[str, ...]
     seconds: float
-    search_seconds: float = 0.0
     stages: tuple[tuple[str, float], ...] = ()   # (stage, seconds) in order, for --verbose and the benchmark
     unchanged: bool = False                      # nothing changed: the previous build was kept as it was
 
@@ -136,7 +135,7 @@ def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool,
     from generator.output import build_lock, write_site
     from generator.parallel import check_unique, default_workers, run_tasks
     from generator.render import plan_tasks
-    from generator.search import build_index, plan_shards
+    from generator.search import plan_shards, shard_tasks
     from generator.taxonomy import load_taxonomy
     from generator.themes import make_environment, static_dirs
 
@@ -166,25 +165,7 @@ def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool,
     stage("plan + digests")
     gc.freeze()
     gc.enable()
-    search_time = [0.0]
     reused: list[int] = [0]
-
-    def finish(staging: Path) -> None:
-        if not search:
-            return
-        t0 = time.perf_counter()
-        todo = []
-        for shard in shards:
-            old = target / shard.subdir
-            if manifest is not None and manifest.search.get(shard.name) == shard_keys[shard.name] and old.is_dir():
-                incremental.link_tree(old, staging / shard.subdir)
-            else:
-                todo.append(shard)
-        if todo:
-            log.info("building the search index (Pagefind, %d of %d shard%s)...", len(todo), len(shards),
-                     "" if len(shards) == 1 else "s")
-            build_index(staging, config.language, todo, site.authors, workers)
-        search_time[0] = time.perf_counter() - t0
 
     def produce(staging: Path) -> int:
         # Until the new build is swapped in and its manifest written, there is no manifest: a
@@ -195,16 +176,24 @@ def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool,
         for rel in sorted(keep):
             incremental.link_file(target / rel, staging / rel)
         reused[0] = len(keep)
+        kept_shards = {s.name for s in shards if manifest is not None and (target / s.subdir).is_dir()
+                       and manifest.search.get(s.name) == shard_keys[s.name]}
+        for name in sorted(kept_shards):
+            incremental.link_tree(target / f"pagefind/{name}", staging / f"pagefind/{name}")
         todo = [t for t in tasks if t.rel_path not in keep]
-        log.info("rendering %d files%s with %d process%s...", len(todo),
-                 f" ({len(keep)} unchanged, reused)" if keep else "", workers, "es" if workers > 1 else "")
-        written = run_tasks(todo, staging, workers)
-        stage(f"render + write ({workers} process{'es' if workers > 1 else ''}, {len(keep)} files reused)")
+        index = shard_tasks(site, [s for s in shards if s.name not in kept_shards])
+        log.info("rendering %d files%s%s with %d process%s...", len(todo),
+                 f" ({len(keep)} unchanged, reused)" if keep else "",
+                 f" and indexing {len(index)} of {len(shards)} search shards (Pagefind)" if index else "",
+                 workers, "es" if workers > 1 else "")
+        written = run_tasks([*todo, *index], staging, workers)
+        stage(f"render + write{' + search index' if index else ''} ({workers} process"
+              f"{'es' if workers > 1 else ''}, {len(keep)} files reused)")
         return written
 
     with build_lock(config.root):
-        total = write_site(produce, static_dirs(config.root, config.theme), target, finish, config.root)
-        stage("search index" if search else "swap")
+        total = write_site(produce, static_dirs(config.root, config.theme), target, site_root=config.root)
+        stage("swap")
         incremental.Manifest(quick, groups, {t.rel_path: t.group for t in tasks}, shard_keys).write(
             incremental.manifest_path(config.root, target))
     for name, seconds in stages:
@@ -212,6 +201,6 @@ def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool,
     return BuildResult(
         out_dir=target, files=len(tasks), bytes=total, authors=len(site.authors),
         records=sum(len(a.records) for a in site.authors), subjects=len(site.subjects),
-        warnings=tuple(warnings), seconds=time.perf_counter() - start, search_seconds=search_time[0],
+        warnings=tuple(warnings), seconds=time.perf_counter() - start,
         stages=tuple(stages),
     )

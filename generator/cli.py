@@ -95,9 +95,8 @@ def build(ctx: click.Context, base_url: str | None, output: Path | None, strict:
     res = run_build(ctx.obj["root"], base_url=base_url, out_dir=output, strict=strict, search=not no_search)
     if res.unchanged:
         return
-    log.info("built %d files (%.1f MB written) for %d authors, %d records, %d subjects in %.2f s%s -> %s",
-             res.files, res.bytes / 1e6, res.authors, res.records, res.subjects, res.seconds,
-             f" (search index {res.search_seconds:.2f} s)" if res.search_seconds else "", res.out_dir)
+    log.info("built %d files (%.1f MB written) for %d authors, %d records, %d subjects in %.2f s -> %s",
+             res.files, res.bytes / 1e6, res.authors, res.records, res.subjects, res.seconds, res.out_dir)
 
 
 @cli.command()

@@ -112,17 +112,26 @@ def write_static(static_dirs: Iterable[Path], dest: Path) -> int:
     return total
 
 
-def write_file(dest: Path, rel_path: str, data: bytes) -> int:
-    """Write one generated file under ``dest`` (mode 0644); return its size."""
-    target = dest / _safe_rel(rel_path)
+def write_file(dest: Path, rel_path: str, data: bytes | Iterable[bytes]) -> int:
+    """Write one generated file under ``dest`` (mode 0644), given whole or in pieces; return its
+    size. (A file given in pieces may be left part-written if making a piece fails: ``dest`` is
+    the staging folder, which a failed build never swaps in.)"""
+    target = dest / safe_rel(rel_path)
     target.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
     with open(target, "wb") as fh:
-        fh.write(data)
+        if isinstance(data, bytes):
+            fh.write(data)
+            size = len(data)
+        else:
+            size = 0
+            for piece in data:
+                fh.write(piece)
+                size += len(piece)
     os.chmod(target, 0o644)
-    return len(data)
+    return size
 
 
-def _safe_rel(rel_path: str) -> str:
+def safe_rel(rel_path: str) -> str:
     p = PurePosixPath(rel_path)
     if p.is_absolute() or any(part in ("..", "") for part in p.parts) or "\\" in rel_path or "\0" in rel_path:
         raise SiteError(f"refusing to write outside the output folder: {rel_path!r}")
@@ -182,18 +191,15 @@ def _exchange(a: Path, b: Path) -> bool:
 
 
 def write_site(produce: Callable[[Path], int], static_dirs: Iterable[Path], out_dir: Path,
-               finish: Callable[[Path], None] | None = None, site_root: Path | None = None) -> int:
-    """Write a whole build into staging (``produce`` writes the generated files there), let
-    ``finish`` complete it (the search index), then swap it in; the previous build stays
-    until then. Returns the bytes written."""
+               site_root: Path | None = None) -> int:
+    """Write a whole build into staging (``produce`` writes the generated files and the search
+    index there), then swap it in; the previous build stays until then. Returns the bytes written."""
     check_output_dir(out_dir, site_root)
     recover(out_dir)
     staging = staging_dir(out_dir)
     try:
         staging.mkdir(mode=0o755)
         total = write_static(static_dirs, staging) + produce(staging)
-        if finish is not None:
-            finish(staging)
         normalize_tree(staging)
         swap_in(staging, out_dir)
     except OSError as exc:

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Sequence
 
 from generator.errors import SiteError
-from generator.output import write_file
-from generator.render import Task
+from generator.output import safe_rel, write_file
+from generator.tasks import FolderTask, Task
 
 MIN_PARALLEL_WEIGHT = 3000   # below this, forking costs more than it saves
 
@@ -39,7 +39,7 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def check_unique(tasks: Sequence[Task]) -> None:
+def check_unique(tasks: Sequence[Task | FolderTask]) -> None:
     seen: set[str] = set()
     for t in tasks:
         if t.rel_path in seen:
@@ -48,12 +48,12 @@ def check_unique(tasks: Sequence[Task]) -> None:
         seen.add(t.rel_path)
 
 
-def deal(tasks: Sequence[Task], workers: int) -> list[list[Task]]:
+def deal(tasks: Sequence[Task | FolderTask], workers: int) -> list[list[Task | FolderTask]]:
     """Split tasks into ``workers`` shares of similar weight, never splitting a group."""
-    groups: dict[str, list[Task]] = defaultdict(list)
+    groups: dict[str, list[Task | FolderTask]] = defaultdict(list)
     for t in tasks:
         groups[t.group].append(t)
-    shares: list[list[Task]] = [[] for _ in range(workers)]
+    shares: list[list[Task | FolderTask]] = [[] for _ in range(workers)]
     loads = [0] * workers
     for name in sorted(groups, key=lambda g: (-sum(t.weight for t in groups[g]), g)):
         i = loads.index(min(loads))
@@ -62,11 +62,17 @@ def deal(tasks: Sequence[Task], workers: int) -> list[list[Task]]:
     return shares
 
 
-def _run_share(share: Sequence[Task], dest: Path) -> int:
-    return sum(write_file(dest, t.rel_path, t.make()) for t in share)
+def _run(task: Task | FolderTask, dest: Path) -> int:
+    if isinstance(task, FolderTask):
+        return task.fill(dest / safe_rel(task.rel_path))
+    return write_file(dest, task.rel_path, task.make())
 
 
-def _child(share: Sequence[Task], dest: Path, conn: Connection) -> None:
+def _run_share(share: Sequence[Task | FolderTask], dest: Path) -> int:
+    return sum(_run(t, dest) for t in share)
+
+
+def _child(share: Sequence[Task | FolderTask], dest: Path, conn: Connection) -> None:
     try:
         conn.send(("ok", _run_share(share, dest)))
     except SiteError as exc:
@@ -79,7 +85,7 @@ def _child(share: Sequence[Task], dest: Path, conn: Connection) -> None:
         conn.close()
 
 
-def run_tasks(tasks: Sequence[Task], dest: Path, workers: int) -> int:
+def run_tasks(tasks: Sequence[Task | FolderTask], dest: Path, workers: int) -> int:
     """Make and write every task's file under ``dest``; return the bytes written."""
     check_unique(tasks)
     if workers <= 1 or sum(t.weight for t in tasks) < MIN_PARALLEL_WEIGHT:

@@ -1,11 +1,10 @@
 """Plan the pages of a site and render each one. Pure given a Jinja environment.
 
 ``plan_pages`` turns the site model into a list of ``PagePlan`` (output path,
-template, context); ``plan_tasks`` turns those and the exports into ``Task`` values,
-each making the bytes of one file (rendered whole in memory, never streamed into a
-file: a template error half-way must not leave a truncated page). Tasks carry a
-group (files that share record fragments: an author's page, feed and exports) and
-a weight, so ``parallel.run_tasks`` can spread them over the cores. A record's HTML
+template, context); ``plan_tasks`` turns those and the exports into ``Task`` values
+(generator.tasks), each making the bytes of one file: pages are rendered whole in
+memory (a template error half-way must not leave a truncated page), data.json is
+written in pieces. A record's HTML
 is rendered once per process and reused on every page that lists it.
 """
 
@@ -30,6 +29,7 @@ from generator.latex import tex_to_html, tex_to_text
 from generator.search import plan_shards
 from generator.model import Author, Record, SiteModel, Subject
 from generator.taxonomy import Taxonomy
+from generator.tasks import Task
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,16 +41,6 @@ class PagePlan:
     in_sitemap: bool = True
     group: str = "site"      # plans of one group share record fragments: render them in one process
     weight: int = 1          # rough cost (records listed), for balancing processes
-
-
-@dataclass(frozen=True, slots=True)
-class Task:
-    """One output file: where it goes, how to make its bytes, and how to schedule it."""
-
-    rel_path: str
-    make: Callable[[], bytes]
-    group: str = "site"
-    weight: int = 1
 
 
 def plan_pages(site: SiteModel, taxonomy: Taxonomy) -> list[PagePlan]:

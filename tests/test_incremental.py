@@ -125,7 +125,7 @@ def test_parallel_and_incremental_equal_clean_on_a_synthetic_site(tmp_path: Path
     write_entry(path, dataclasses.replace(entry, records=changed))
     res = cli(root, "build", workers=2)
     assert "files reused" in res.stderr and " 0 files reused" not in res.stderr
-    assert "(Pagefind, 1 of 2 shards)" in res.stderr, "only the changed author's search shard is rebuilt"
+    assert "indexing 1 of 2 search shards" in res.stderr, "only the changed author's search shard is rebuilt"
     assert "A changed title" in (root / f"output/authors/{a.slug}/index.html").read_text()
     assert_same_as_clean(root, tmp_path, "record")
 

@@ -75,3 +75,11 @@ def test_author_document_holds_every_record_as_escaped_text() -> None:
         assert f'<h3 id="{r.anchor}">' in doc
     assert "x²" in doc and "concertinas" in doc and "arXiv:2401.00001" in doc and "10.1/x" in doc
     assert "Lab &lt;b&gt;" in doc and "<p>Bio</p>" in doc and "data-pagefind-body" in doc
+
+
+def test_page_document_is_the_pages_title_and_body() -> None:
+    from generator.model import Page
+    from generator.search import page_document
+
+    doc = page_document(Page(name="about", title="About <us>", body_html="<p>We study <em>things</em>.</p>"), "en")
+    assert "<h1>About &lt;us&gt;</h1><p>We study <em>things</em>.</p>" in doc and "data-pagefind-body" in doc

@@ -1,0 +1,34 @@
+"""The unit of work of a build: one output file (``Task``) or one folder (``FolderTask``).
+
+Tasks carry a group (tasks that share work, such as an author's page, feed and
+exports, which share that author's record fragments, or that must stay together)
+and a weight (a rough cost), so ``parallel.run_tasks`` can spread them over the cores.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """One output file: where it goes, how to make its bytes (whole, or in pieces for a file
+    too large to hold at once), and how to schedule it."""
+
+    rel_path: str
+    make: Callable[[], bytes | Iterable[bytes]]
+    group: str = "site"
+    weight: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class FolderTask:
+    """A folder filled by a tool (a search shard's Pagefind bundle): ``fill`` gets the folder,
+    which it creates, and returns the bytes it wrote."""
+
+    rel_path: str
+    fill: Callable[[Path], int]
+    group: str = "site"
+    weight: int = 1
