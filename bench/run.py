@@ -151,6 +151,9 @@ def measure(cmd: list[str], *, cwd: Path | None = None, env: dict[str, str] | No
     (os.wait4), the direct child's own peak RSS (VmHWM) and the most the whole process tree
     held at once (sum of VmRSS), both sampled every 20 ms."""
     load1 = os.getloadavg()[0]
+    # Linux folds the high-water mark of the process that forks (this one) into the child's
+    # ru_maxrss at exec: a child smaller than this process reports this process's peak.
+    own_hwm = (_status_kb(os.getpid(), b"VmHWM:") or 0) / 1024.0
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     out_chunks: list[bytes] = []
@@ -212,6 +215,8 @@ def measure(cmd: list[str], *, cwd: Path | None = None, env: dict[str, str] | No
     if warn:
         print(f"    (stderr of {Path(cmd[0]).name}: {warn[:500]})", file=sys.stderr)
     maxrss = ru.ru_maxrss / 1024.0  # KiB on Linux
+    if maxrss <= own_hwm + 1.0 and hwm[0]:
+        maxrss = hwm[0]  # ru_maxrss is ours (see above); the child's own sampled peak instead
     return Run(wall=wall, cpu=ru.ru_utime + ru.ru_stime, maxrss_mb=maxrss,
                main_peak_mb=(min(hwm[0], maxrss) or maxrss) if children[0] else maxrss,
                tree_peak_mb=tree[0], tree_pss_mb=pss[0], load1=load1)
