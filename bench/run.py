@@ -160,6 +160,7 @@ def measure(cmd: list[str], *, cwd: Path | None = None, env: dict[str, str] | No
     err_chunks: list[bytes] = []
     finished = threading.Event()
     hwm = [0.0]
+    largest = [0.0]
     tree = [0.0]
     pss = [0.0]
     children = [False]
@@ -177,6 +178,8 @@ def measure(cmd: list[str], *, cwd: Path | None = None, env: dict[str, str] | No
             if own is not None:
                 hwm[0] = max(hwm[0], own / 1024.0)
             pids = _tree(proc.pid)
+            for p in pids:  # the largest single process, in case ru_maxrss cannot tell (below)
+                largest[0] = max(largest[0], (_status_kb(p, b"VmHWM:") or 0) / 1024.0)
             if len(pids) > 1:
                 children[0] = True
                 if n % 50 == 0:  # reading smaps_rollup costs ~15 ms per GB: once a second
@@ -215,8 +218,11 @@ def measure(cmd: list[str], *, cwd: Path | None = None, env: dict[str, str] | No
     if warn:
         print(f"    (stderr of {Path(cmd[0]).name}: {warn[:500]})", file=sys.stderr)
     maxrss = ru.ru_maxrss / 1024.0  # KiB on Linux
-    if maxrss <= own_hwm + 1.0 and hwm[0]:
-        maxrss = hwm[0]  # ru_maxrss is ours (see above); the child's own sampled peak instead
+    if maxrss <= own_hwm + 1.0:  # ru_maxrss may be ours (see above): the largest sampled peak instead
+        if not largest[0]:
+            print(f"    (no memory sample of {Path(cmd[0]).name}: it ran under 20 ms; ru_maxrss kept)",
+                  file=sys.stderr)
+        maxrss = largest[0] or maxrss
     return Run(wall=wall, cpu=ru.ru_utime + ru.ru_stime, maxrss_mb=maxrss,
                main_peak_mb=(min(hwm[0], maxrss) or maxrss) if children[0] else maxrss,
                tree_peak_mb=tree[0], tree_pss_mb=pss[0], load1=load1)

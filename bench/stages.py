@@ -40,10 +40,8 @@ STAGES = [
     ("read_caches", "read cache JSON"),
     ("assemble", "assemble model"),
     ("plan_tasks", "plan pages"),
-    ("render_site", "render pages + exports"),
-    ("run_tasks", "render + write (tasks)"),
+    ("run_tasks", "render + write + search shards (tasks)"),
     ("write_site", "write output (incl. search)"),
-    ("build_index", "search index (Pagefind)"),
 ]
 RENDER_PARTS = ("to_bibtex", "to_csl_json", "site_json")
 
@@ -134,8 +132,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {r['label']:<42} {r['wall']:8.2f} {r['cpu']:8.2f}")
     print(f"\ntotal build(): {wall:.2f} s wall, {cpu:.2f} s CPU in this process, "
           f"{children.ru_utime + children.ru_stime:.2f} s CPU in child processes (workers, Pagefind)")
-    print(f"BuildResult: {res.files} files, {res.bytes / 1e6:.1f} MB, search_seconds "
-          f"{getattr(res, 'search_seconds', 0.0):.2f}")
+    print(f"BuildResult: {res.files} files, {res.bytes / 1e6:.1f} MB (the search index is built among the "
+          "render tasks; bench/run.py times it alone)")
     print(f"peak RSS: this process {peak:.0f} MB, largest child {children.ru_maxrss / 1024:.0f} MB")
     if args.gc_stats:
         print(f"cyclic GC (this process): {gc_time[1]} collections, {gc_time[0]:.2f} s")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import traceback
 from collections import defaultdict
 from multiprocessing.connection import Connection
@@ -64,7 +65,8 @@ def deal(tasks: Sequence[Task | FolderTask], workers: int) -> list[list[Task | F
 
 def _run(task: Task | FolderTask, dest: Path) -> int:
     if isinstance(task, FolderTask):
-        return task.fill(dest / safe_rel(task.rel_path))
+        safe_rel(task.rel_path)
+        return task.fill(dest)
     return write_file(dest, task.rel_path, task.make())
 
 
@@ -72,9 +74,19 @@ def _run_share(share: Sequence[Task | FolderTask], dest: Path) -> int:
     return sum(_run(t, dest) for t in share)
 
 
+def _stop(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 def _child(share: Sequence[Task | FolderTask], dest: Path, conn: Connection) -> None:
+    # The parent stops its workers with SIGTERM when it fails: unwind, so that a running
+    # Pagefind is killed and its temporary folder removed (subprocess.run and
+    # TemporaryDirectory clean up on the way out), instead of dying on the spot.
+    signal.signal(signal.SIGTERM, _stop)
     try:
         conn.send(("ok", _run_share(share, dest)))
+    except SystemExit:
+        raise
     except SiteError as exc:
         conn.send(("error", exc.message, exc.path, exc.line, exc.hint, exc.exit_code))
     except OSError as exc:  # disk full, permissions: the parent reports it as the write failure it is

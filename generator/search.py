@@ -5,10 +5,13 @@ staging folder before it is swapped in, so the index always matches the pages.
 It indexes author pages from a search document made from the same records
 (``author_document``): the name, affiliation and bio, and per record a heading
 with the record's anchor (so a hit points at the record itself), its authors,
-identifiers and abstract, as plain text. Pagefind spent a third of its time on
-the rest of the page (JSON-LD, MathML markup, chips, the chart) at 1,000 authors
-x 100 records, and indexed MathML as a scatter of one-letter words. Free pages
-are indexed as built (their ``data-pagefind-body``).
+identifiers, comment, subjects and abstract, as plain text. Pagefind spent a third
+of its time on the rest of the page (JSON-LD, MathML markup, chips, the chart) at
+1,000 authors x 100 records, and indexed MathML as a scatter of one-letter words.
+Free pages are indexed from their title and body. What a site's own templates add
+to these pages is therefore not searched; the records are. As the documents come
+from the model, not from the built pages, the render processes index the shards
+among the pages (``shard_tasks``), using a core while the other writes a long file.
 
 The index is split into shards of about ``SHARD_AUTHORS`` authors each, chosen by a
 hash of the author's slug (so adding an author does not move the others), each a
@@ -90,9 +93,12 @@ def author_document(a: Author, language: str) -> str:
     if a.bio_html:
         out.append(f"<div>{a.bio_html}</div>")   # sanitised when the author file was loaded
     for r in a.records:
-        ids = [f"arXiv:{r.arxiv_id}" if r.arxiv_id else "", r.doi or "", r.journal_ref or "", str(r.year or "")]
+        ids = [f"arXiv:{r.arxiv_id}" if r.arxiv_id else "", r.doi or "", r.journal_ref or "", str(r.year or ""),
+               *r.subjects]
         out.append(f'<h3 id="{e(r.anchor)}">{e(tex_to_text(r.title))}</h3>'
                    f"<p>{e(', '.join(p.name for p in r.authors))}</p><p>{e(' '.join(x for x in ids if x))}</p>")
+        if r.comment:
+            out.append(f"<p>{e(r.comment)}</p>")
         if r.abstract:
             out.append(f"<p>{e(tex_to_text(r.abstract))}</p>")
     out.append("</body></html>\n")
@@ -133,15 +139,16 @@ def shard_tasks(site: SiteModel, shards: Sequence[Shard]) -> list[FolderTask]:
         docs += [(f"pages/{name}/index.html", functools.partial(page_document, pages[name], language))
                  for name in shard.pages]
         weight = _WEIGHT_PER_RECORD * sum(len(authors[slug].records) for slug in shard.authors) + 1
-        tasks.append(FolderTask(shard.subdir, functools.partial(_index_shard, binary, language, docs),
-                                f"search:{shard.name}", weight))
+        index = functools.partial(_index_shard, binary, language, docs, shard.subdir)
+        tasks.append(FolderTask(shard.subdir, index, f"search:{shard.name}", weight))
     return tasks
 
 
-def _index_shard(binary: Path, language: str, docs: Sequence[tuple[str, Callable[[], str]]],
-                 bundle: Path) -> int:
-    """Index ``docs`` (site path, maker) into ``bundle``; return the bytes it holds."""
-    with tempfile.TemporaryDirectory(prefix="authorsite-search-") as tmp:
+def _index_shard(binary: Path, language: str, docs: Sequence[tuple[str, Callable[[], str]]], subdir: str,
+                 staging: Path) -> int:
+    """Index ``docs`` (site path, maker) into ``staging/subdir``; return the bytes it holds."""
+    bundle = staging / subdir
+    with tempfile.TemporaryDirectory(prefix=".search-docs-", dir=staging) as tmp:
         for rel, make in docs:
             dest = Path(tmp) / rel
             dest.parent.mkdir(parents=True, exist_ok=True)

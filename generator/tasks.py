@@ -25,8 +25,9 @@ class Task:
 
 @dataclass(frozen=True, slots=True)
 class FolderTask:
-    """A folder filled by a tool (a search shard's Pagefind bundle): ``fill`` gets the folder,
-    which it creates, and returns the bytes it wrote."""
+    """A folder filled by a tool (a search shard's Pagefind bundle): ``fill`` gets the staging
+    folder, creates ``rel_path`` in it, and returns the bytes it wrote. Scratch files go
+    under the staging folder too, so whatever an interrupted build leaves is removed with it."""
 
     rel_path: str
     fill: Callable[[Path], int]

@@ -83,3 +83,52 @@ def test_page_document_is_the_pages_title_and_body() -> None:
 
     doc = page_document(Page(name="about", title="About <us>", body_html="<p>We study <em>things</em>.</p>"), "en")
     assert "<h1>About &lt;us&gt;</h1><p>We study <em>things</em>.</p>" in doc and "data-pagefind-body" in doc
+
+
+def test_a_failed_build_stops_pagefind_and_leaves_no_scratch(tmp_path: Path, monkeypatch: object) -> None:
+    """A render process indexing a shard when the build fails elsewhere is stopped with SIGTERM:
+    it must kill its Pagefind and remove its scratch folder on the way out."""
+    import os
+    import time
+
+    import pytest
+
+    from generator import search
+    from generator.assemble import assemble
+    from generator.build import read_caches
+    from generator.config import load_site
+    from generator.errors import SiteError
+    from generator.parallel import run_tasks
+    from generator.taxonomy import load_taxonomy
+    from generator.tasks import Task
+
+    pid_file = tmp_path / "pagefind.pid"
+    fake = tmp_path / "pagefind"
+    fake.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 60\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(search, "pagefind_binary", lambda: fake)  # type: ignore[attr-defined]
+    config = load_site(Path(__file__).resolve().parents[1])
+    site = assemble(config, read_caches(config)[0], load_taxonomy())
+
+    def boom() -> bytes:
+        deadline = time.monotonic() + 10
+        while not pid_file.exists() and time.monotonic() < deadline:   # Pagefind is running
+            time.sleep(0.05)
+        raise SiteError("a template failed")
+
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    shards = search.plan_shards([a.slug for a in site.authors], [])
+    with pytest.raises(SiteError, match="a template failed"):
+        run_tasks([Task("x.html", boom, "boom", 100_000), *search.shard_tasks(site, shards)], staging, 2)
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("Pagefind was left running")
+    assert not list(staging.glob(".search-docs-*"))
