@@ -101,14 +101,26 @@ def build(ctx: click.Context, base_url: str | None, output: Path | None, strict:
 
 @cli.command()
 @click.option("--strict", is_flag=True, help="Exit non-zero if any source could not be fetched.")
+@click.option("--author", "authors", multiple=True, metavar="SLUG",
+              help="Fetch only this author's sources (repeatable), e.g. one just added.")
 @click.pass_context
 @_handle_errors
-def fetch(ctx: click.Context, strict: bool) -> None:
+def fetch(ctx: click.Context, strict: bool, authors: tuple[str, ...]) -> None:
     """Fetch every author's sources into content/cache/ (the only command that uses the network)."""
+    import difflib
+
     from generator.config import load_site
     from generator.fetch import fetch_site, summary_table
 
-    report = fetch_site(load_site(ctx.obj["root"]))
+    config = load_site(ctx.obj["root"])
+    known = [a.slug for a in config.authors]
+    for slug in authors:
+        if slug not in known:
+            close = difflib.get_close_matches(slug, known, n=1)
+            raise SiteError(f"no author '{slug}' in content/authors/", path="content/authors/",
+                            hint=f"did you mean '{close[0]}'?" if close else "the slug is the author file's name "
+                            "without .yaml")
+    report = fetch_site(config, only=authors)
     for line in summary_table(report):
         log.info("%s", line)
     if report.failed:

@@ -222,3 +222,19 @@ def test_review_shows_which_rule_dropped_each_namesake_record(arxiv_server, tmp_
 
     unknown = run_cli(root, "review", "bin-cuj")
     assert unknown.returncode == 1 and "did you mean 'bin-cui'?" in unknown.stderr
+
+
+def test_fetch_one_author_leaves_the_others_alone(arxiv_server, tmp_path: Path) -> None:
+    """A lab adding one member fetches that member, not every author (3 s a request on arXiv)."""
+    s = arxiv_server(Corpus([entry_xml("2401.01234", title="The new member's paper")]))
+    root = write_site(tmp_path / "site", {"jane-doe": "name: Jane Doe\nsources:\n  - arxiv: 'au:\"Jane Doe\"'\n",
+                                          "john-roe": "name: John Roe\nsources:\n  - arxiv: 'au:\"John Roe\"'\n"},
+                      api=s.url, delay=0.05, retries=0)
+    res = run_cli(root, "fetch", "--author", "john-roe")
+    assert res.returncode == 0, res.stderr
+    assert [h.params["search_query"] for h in s.hits] == ['au:"John Roe"']
+    assert list((root / "content" / "cache").glob("john-roe/*.json"))
+    assert not (root / "content" / "cache" / "jane-doe").exists()
+    bad = run_cli(root, "fetch", "--author", "jon-roe")
+    assert bad.returncode == 1 and "no author 'jon-roe'" in bad.stderr and "did you mean 'john-roe'" in bad.stderr
+    assert len(s.hits) == 1                      # refused before any request
