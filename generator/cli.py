@@ -219,7 +219,8 @@ def new_author(ctx: click.Context, name: str, slug: str | None) -> None:
     from generator.newsite import add_author
 
     path = add_author(ctx.obj["root"], name, slug)
-    log.info("created %s; edit it, then run 'authorsite fetch' and 'authorsite build'", path)
+    log.info("created %s; edit it, then run 'authorsite fetch --author %s' and 'authorsite build'",
+             path, path.stem)
 
 
 def main() -> None:
