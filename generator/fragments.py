@@ -51,11 +51,10 @@ def _e(value: object) -> str:
 def record_html(r: Record, tex: Callable[[str], str], authors_html: Html, subject_chips: Html) -> str:
     """partials/record.html"""
     link = _e(r.link)
-    meta = f'<span class="badge">{_e(r.source)}</span><span class="year">{_e(r.year or "")}</span>'
+    meta = _badge(r)
     if r.arxiv_id:
         meta += f' <span class="id">arXiv:{_e(r.arxiv_id)}{f"v{_e(r.version)}" if r.version else ""}</span>'
-    if r.published:
-        meta += f' <time datetime="{_e(r.published)}">{_e(r.published[:10])}</time>'
+    meta += _time(r)
     parts = [
         f'<li class="record" data-subjects="{" ".join(_e(s) for s in r.subjects)}">\n',
         f'  <p class="record-meta">{meta}</p>\n',
@@ -76,9 +75,7 @@ def record_html(r: Record, tex: Callable[[str], str], authors_html: Html, subjec
             extra += f'<dt>DOI</dt><dd><a href="{_e(r.doi_url)}">{_e(r.doi)}</a></dd>'
         parts.append(extra + "  </dl>\n")
     pdf = f'<a class="pdf" href="{_e(r.pdf_url)}">PDF</a> ' if r.pdf_url else ""
-    parts.append(f'  <p class="record-links">{subject_chips(r)}{pdf}<a class="source" href="{link}" '
-                 'title="Original source"><span aria-hidden="true">↗</span>'
-                 '<span class="visually-hidden">Original source</span></a></p>\n</li>\n')
+    parts.append(f'  <p class="record-links">{subject_chips(r)}{pdf}{_source_link(link)}')
     return "".join(parts)
 
 
@@ -86,17 +83,25 @@ def record_brief(r: Record, tex: Callable[[str], str], authors_html: Html, subje
                  profile_links: Callable[[Record], str]) -> str:
     """partials/record_brief.html"""
     link = _e(r.link)
-    meta = f'<span class="badge">{_e(r.source)}</span><span class="year">{_e(r.year or "")}</span>'
-    if r.published:
-        meta += f' <time datetime="{_e(r.published)}">{_e(r.published[:10])}</time>'
-    if r.arxiv_id:
-        meta += f' <span class="id">arXiv:{_e(r.arxiv_id)}</span>'
+    meta = _badge(r) + _time(r) + (f' <span class="id">arXiv:{_e(r.arxiv_id)}</span>' if r.arxiv_id else "")
     authors = f'  <p class="record-authors">{authors_html(r)}</p>\n' if r.authors else ""
     return (f'<li class="record brief">\n'
             f'  <h3 class="record-title"><a href="{link}">{tex(r.title)}</a></h3>\n'
             f'  <p class="record-meta">{meta}</p>\n{authors}'
-            f'  <p class="record-links">{subject_chips(r)}{profile_links(r)}<a class="source" href="{link}" '
-            'title="Original source"><span aria-hidden="true">↗</span>'
+            f'  <p class="record-links">{subject_chips(r)}{profile_links(r)}{_source_link(link)}')
+
+
+def _badge(r: Record) -> str:
+    return f'<span class="badge">{_e(r.source)}</span><span class="year">{_e(r.year or "")}</span>'
+
+
+def _time(r: Record) -> str:
+    return f' <time datetime="{_e(r.published)}">{_e(r.published[:10])}</time>' if r.published else ""
+
+
+def _source_link(link: str) -> str:
+    """The record's closing link to its original source, and the end of the item."""
+    return (f'<a class="source" href="{link}" title="Original source"><span aria-hidden="true">↗</span>'
             '<span class="visually-hidden">Original source</span></a></p>\n</li>\n')
 
 
