@@ -68,7 +68,7 @@ def read_caches(config: SiteConfig) -> tuple[CachedSources, list[str], list[str]
     out: dict[str, tuple[cache.CacheEntry | None, ...]] = {}
     warnings: list[str] = []
     missing: list[str] = []
-    shared: dict[object, object] = {}   # equal people and subject lists become one object
+    shared: dict[object, object] = {}   # equal values read once (see Record.from_json)
     for a in config.authors:
         entries: list[cache.CacheEntry | None] = []
         for source in a.sources:
@@ -165,7 +165,6 @@ def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool,
     stage("plan + digests")
     gc.freeze()
     gc.enable()
-    reused: list[int] = [0]
 
     def produce(staging: Path) -> int:
         # Until the new build is swapped in and its manifest written, there is no manifest: a
@@ -175,13 +174,15 @@ def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool,
         keep = incremental.reusable(manifest, groups, tasks, target)
         for rel in sorted(keep):
             incremental.link_file(target / rel, staging / rel)
-        reused[0] = len(keep)
-        kept_shards = {s.name for s in shards if manifest is not None and (target / s.subdir).is_dir()
-                       and manifest.search.get(s.name) == shard_keys[s.name]}
-        for name in sorted(kept_shards):
-            incremental.link_tree(target / f"pagefind/{name}", staging / f"pagefind/{name}")
+        stale = []
+        for s in shards:
+            if manifest is not None and manifest.search.get(s.name) == shard_keys[s.name] \
+                    and (target / s.subdir).is_dir():
+                incremental.link_tree(target / s.subdir, staging / s.subdir)
+            else:
+                stale.append(s)
         todo = [t for t in tasks if t.rel_path not in keep]
-        index = shard_tasks(site, [s for s in shards if s.name not in kept_shards])
+        index = shard_tasks(site, stale)
         log.info("rendering %d files%s%s with %d process%s...", len(todo),
                  f" ({len(keep)} unchanged, reused)" if keep else "",
                  f" and indexing {len(index)} of {len(shards)} search shards (Pagefind)" if index else "",

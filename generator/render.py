@@ -4,8 +4,8 @@
 template, context); ``plan_tasks`` turns those and the exports into ``Task`` values
 (generator.tasks), each making the bytes of one file: pages are rendered whole in
 memory (a template error half-way must not leave a truncated page), data.json is
-written in pieces. A record's HTML
-is rendered once per process and reused on every page that lists it.
+written in pieces. The brief and feed entries of a record are rendered once per
+process and reused on every page that lists them (``_Fragment``).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from markupsafe import Markup
 
 from generator.assemble import sort_newest_first
 from generator.errors import SiteError
-from generator.exports import site_json, to_bibtex, to_csl_json
 from generator import fragments
+from generator.exports import site_json, to_bibtex, to_csl_json
 from generator.filters import normalize_name
 from generator.latex import tex_to_html, tex_to_text
 from generator.search import plan_shards
@@ -188,11 +188,14 @@ def _helpers(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy,
     # once per subject, feeds list recent ones again); a record's full entry shows only on
     # its authors' pages, so keeping it would cost memory (250 MB a process at 1,000 x 100)
     # for few reuses.
-    record_html = _Fragment(env, "partials/record.html", fast_fragments and (lambda r: fragments.record_html(
+    def fast(make: Callable[[Record], str]) -> Callable[[Record], str] | None:
+        return make if fast_fragments else None
+
+    record_html = _Fragment(env, "partials/record.html", fast(lambda r: fragments.record_html(
         r, tex_to_html, authors_html, subject_chips)), keep=False)
-    record_brief = _Fragment(env, "partials/record_brief.html", fast_fragments and (lambda r: fragments.record_brief(
+    record_brief = _Fragment(env, "partials/record_brief.html", fast(lambda r: fragments.record_brief(
         r, tex_to_html, authors_html, subject_chips, profile_links)))
-    feed_entry = _Fragment(env, "partials/feed_entry.xml", fast_fragments and (lambda r: fragments.feed_entry(
+    feed_entry = _Fragment(env, "partials/feed_entry.xml", fast(lambda r: fragments.feed_entry(
         r, tex_to_text, subject_name)))
     author_names = {a.slug: a.name for a in site.authors}
 
@@ -291,9 +294,9 @@ class _Fragment:
     bytes: one non-ASCII character (the theme's arrow) makes a Python string take two
     bytes per character."""
 
-    def __init__(self, env: jinja2.Environment, name: str, fast: Callable[[Record], str] | bool,
+    def __init__(self, env: jinja2.Environment, name: str, fast: Callable[[Record], str] | None,
                  keep: bool = True) -> None:
-        self._env, self._name, self._fast = env, name, fast or None
+        self._env, self._name, self._fast = env, name, fast
         self._render: Callable[[Record], str] | None = None
         self._kept: dict[int, bytes] | None = {} if keep else None
 

@@ -57,10 +57,6 @@ class Shard:
     def subdir(self) -> str:
         return f"pagefind/{self.name}"
 
-    @property
-    def files(self) -> tuple[str, ...]:
-        return (*(f"authors/{s}/index.html" for s in self.authors), *(f"pages/{p}/index.html" for p in self.pages))
-
 
 def plan_shards(author_slugs: Sequence[str], page_names: Sequence[str]) -> list[Shard]:
     """The shards of a site, stable for a given set of authors; empty shards are dropped."""
