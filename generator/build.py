@@ -135,7 +135,7 @@ def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool,
     from generator.output import build_lock, write_site
     from generator.parallel import check_unique, default_workers, run_tasks
     from generator.render import plan_tasks
-    from generator.search import plan_shards, shard_tasks
+    from generator.search import indexed_records, plan_shards, shard_tasks
     from generator.taxonomy import load_taxonomy
     from generator.themes import make_environment, static_dirs
 
@@ -161,7 +161,8 @@ def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool,
     target = (out_dir or config.output_path).resolve()
     groups = incremental.group_digests(config, site, options, snap, tasks)
     shards = plan_shards([a.slug for a in config.authors], [p.name for p in config.pages]) if search else []
-    shard_keys = incremental.search_digests(groups, config, snap, shards)
+    indexed = {slug: [r.key for r in records] for slug, records in indexed_records(site).items()} if search else {}
+    shard_keys = incremental.search_digests(groups, config, snap, shards, indexed)
     stage("plan + digests")
     gc.freeze()
     gc.enable()

@@ -185,13 +185,15 @@ def _subject_digest(shared: str, subject: Any, names: Mapping[str, str],  # noqa
     return h.hexdigest()[:32]
 
 
-def search_digests(groups: Mapping[str, str], config: SiteConfig, snap: Snapshot,
-                   shards: Sequence[Shard]) -> dict[str, str]:
-    """Per search shard: the digests of the author pages it indexes (and of the free pages
-    for the shard holding them), the language and the shard layout."""
+def search_digests(groups: Mapping[str, str], config: SiteConfig, snap: Snapshot, shards: Sequence[Shard],
+                   indexed: Mapping[str, Sequence[str]]) -> dict[str, str]:
+    """Per search shard: the digests of the author pages it indexes and which records each of
+    their documents holds (``indexed``, author slug -> record keys: a shared record moves to
+    another author's document when its first author goes), the free pages for the shard
+    holding them, the language and the shard layout."""
     pages = _pick(snap, config.root / "content" / "pages")
     layout = [s.authors for s in shards]
-    return {s.name: _digest(layout, [groups.get(f"author:{a}", "") for a in s.authors],
+    return {s.name: _digest(layout, [(groups.get(f"author:{a}", ""), list(indexed.get(a, ()))) for a in s.authors],
                             pages if s.pages else [], config.language) for s in shards}
 
 

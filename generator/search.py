@@ -3,7 +3,8 @@
 Pagefind (PyPI ``pagefind[bin]`` ships the binary) builds the index into the
 staging folder before it is swapped in, so the index always matches the pages.
 It indexes author pages from a search document made from the same records
-(``author_document``): the name, affiliation and bio, and per record a heading
+(``author_document``; a record several authors list, under the first of them only):
+the name, affiliation and bio, and per record a heading
 with the record's anchor (so a hit points at the record itself), its authors,
 identifiers, comment, subjects and abstract, as plain text. Pagefind spent a third
 of its time on the rest of the page (JSON-LD, MathML markup, chips, the chart) at
@@ -39,7 +40,7 @@ from markupsafe import escape
 
 from generator.errors import SiteError
 from generator.latex import tex_to_text
-from generator.model import Author, Page, SiteModel
+from generator.model import Author, Page, Record, SiteModel
 from generator.tasks import FolderTask
 
 log = logging.getLogger(__name__)
@@ -80,15 +81,25 @@ def pagefind_binary() -> Path | None:
     return binary if binary.is_file() else None
 
 
-def author_document(a: Author, language: str) -> str:
-    """The HTML Pagefind indexes for an author's page (see the module docstring)."""
+def indexed_records(site: SiteModel) -> dict[str, tuple[Record, ...]]:
+    """Per author, the records the author's search document holds: each record once, under the
+    first profiled author who lists it (in site order). A paper of three profiled co-authors is
+    one search result, not three, and Pagefind indexes it once (a fifth of the records at
+    1,000 x 100 are listed by more than one author)."""
+    first = {key: slugs[0] for key, slugs in site.record_authors.items() if slugs}
+    return {a.slug: tuple(r for r in a.records if first.get(r.key, a.slug) == a.slug) for a in site.authors}
+
+
+def author_document(a: Author, records: Sequence[Record], language: str) -> str:
+    """The HTML Pagefind indexes for an author's page (see the module docstring): the author,
+    and ``records`` (``indexed_records``)."""
     e = escape
     out = [_head(a.name, language), f"<h1>{e(a.name)}</h1>"]
     if a.affiliation:
         out.append(f"<p>{e(a.affiliation)}</p>")
     if a.bio_html:
         out.append(f"<div>{a.bio_html}</div>")   # sanitised when the author file was loaded
-    for r in a.records:
+    for r in records:
         ids = [f"arXiv:{r.arxiv_id}" if r.arxiv_id else "", r.doi or "", r.journal_ref or "", str(r.year or ""),
                *r.subjects]
         out.append(f'<h3 id="{e(r.anchor)}">{e(tex_to_text(r.title))}</h3>'
@@ -126,15 +137,16 @@ def shard_tasks(site: SiteModel, shards: Sequence[Shard]) -> list[FolderTask]:
                         hint="pip install 'pagefind[bin]' (make site does this)")
     assert binary is not None or not shards
     authors = site.author_by_slug
+    records = indexed_records(site)
     pages = {p.name: p for p in site.pages}
     language = site.language or "en"
     tasks = []
     for shard in shards:
-        docs = [(f"authors/{slug}/index.html", functools.partial(author_document, authors[slug], language))
-                for slug in shard.authors]
+        docs = [(f"authors/{slug}/index.html", functools.partial(author_document, authors[slug], records[slug],
+                                                                 language)) for slug in shard.authors]
         docs += [(f"pages/{name}/index.html", functools.partial(page_document, pages[name], language))
                  for name in shard.pages]
-        weight = _WEIGHT_PER_RECORD * sum(len(authors[slug].records) for slug in shard.authors) + 1
+        weight = _WEIGHT_PER_RECORD * sum(len(records[slug]) for slug in shard.authors) + 1
         index = functools.partial(_index_shard, binary, language, docs, shard.subdir)
         tasks.append(FolderTask(shard.subdir, index, f"search:{shard.name}", weight))
     return tasks

@@ -69,7 +69,7 @@ def test_author_document_holds_every_record_as_escaped_text() -> None:
                Record(key="title:abc", title=hostile, year=None))
     a = Author(slug="eve", name=hostile, affiliation="Lab <b>", bio_html="<p>Bio</p>", links=(),
                records=records, subjects=(), years=())
-    doc = author_document(a, "en")
+    doc = author_document(a, a.records, "en")
     assert "<script>" not in doc and doc.count("&lt;script&gt;") == 4   # name twice, co-author, title
     for r in records:
         assert f'<h3 id="{r.anchor}">' in doc
@@ -132,3 +132,40 @@ def test_a_failed_build_stops_pagefind_and_leaves_no_scratch(tmp_path: Path, mon
     else:
         raise AssertionError("Pagefind was left running")
     assert not list(staging.glob(".search-docs-*"))
+
+
+def test_a_shared_record_is_indexed_once_under_its_first_author() -> None:
+    import dataclasses
+
+    from generator.model import Author, Record
+    from generator.search import indexed_records
+
+    shared, own = Record(key="arxiv:2401.00001", title="Shared", year=2024), Record(key="t:b", title="B's", year=2024)
+    a = Author(slug="ada", name="Ada", affiliation=None, bio_html="", links=(), records=(shared,), subjects=(), years=())
+    b = dataclasses.replace(a, slug="bob", name="Bob", records=(shared, own))
+    site = _site((a, b), {shared.key: ("ada", "bob"), own.key: ("bob",)})
+    assert indexed_records(site) == {"ada": (shared,), "bob": (own,)}
+    # Ada gone: Bob's document holds the shared record again, so his shard's digest changes
+    alone = indexed_records(_site((b,), {shared.key: ("bob",), own.key: ("bob",)}))
+    assert alone == {"bob": (shared, own)}
+
+
+def test_search_digest_follows_which_records_a_document_holds(tmp_path: Path) -> None:
+    from generator.config import load_site
+    from generator.incremental import search_digests, snapshot
+
+    config = load_site(Path(__file__).resolve().parents[1])
+    shards = plan_shards([a.slug for a in config.authors], [])
+    groups = {f"author:{a.slug}": "same" for a in config.authors}
+    snap = snapshot(config.root)
+    slug = config.authors[0].slug
+    before = search_digests(groups, config, snap, shards, {slug: ["arxiv:1"]})
+    after = search_digests(groups, config, snap, shards, {slug: ["arxiv:1", "arxiv:2"]})
+    assert before != after and before == search_digests(groups, config, snap, shards, {slug: ["arxiv:1"]})
+
+
+def _site(authors: tuple, record_authors: dict):  # noqa: ANN202 - a minimal SiteModel
+    from generator.model import SiteModel
+
+    return SiteModel(title="t", description="", base_url="/", language="en", authors=authors, subjects=(), pages=(),
+                     record_authors=record_authors, paginate=50, cname=None)
