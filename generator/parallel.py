@@ -14,6 +14,7 @@ uses one worker.
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
 import signal
@@ -28,6 +29,7 @@ from generator.output import safe_rel, write_file
 from generator.tasks import FolderTask, Task
 
 MIN_PARALLEL_WEIGHT = 3000   # below this, forking costs more than it saves
+_PR_SET_PDEATHSIG = 1        # linux/prctl.h
 
 
 def default_workers() -> int:
@@ -78,11 +80,24 @@ def _stop(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-def _child(share: Sequence[Task | FolderTask], dest: Path, conn: Connection) -> None:
-    # The parent stops its workers with SIGTERM when it fails: unwind, so that a running
-    # Pagefind is killed and its temporary folder removed (subprocess.run and
-    # TemporaryDirectory clean up on the way out), instead of dying on the spot.
+def _die_with(parent: int) -> None:
+    """Have the kernel send this process SIGTERM when ``parent`` dies (Linux's PR_SET_PDEATHSIG):
+    a worker orphaned by a build killed outright (``kill -9`` of the build alone) would go on
+    writing into a staging folder that the next build recreates at the same path."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):   # not Linux: orphans finish their share and exit
+        return
+    if os.getppid() != parent:           # the parent died before the request took effect
+        raise SystemExit(128 + signal.SIGTERM)
+
+
+def _child(share: Sequence[Task | FolderTask], dest: Path, conn: Connection, parent: int) -> None:
+    # The parent stops its workers with SIGTERM when it fails, and the kernel does when the
+    # parent dies: unwind, so that a running Pagefind is killed and its temporary folder
+    # removed (subprocess.run and TemporaryDirectory clean up on the way out).
     signal.signal(signal.SIGTERM, _stop)
+    _die_with(parent)
     try:
         conn.send(("ok", _run_share(share, dest)))
     except SystemExit:
@@ -107,7 +122,7 @@ def run_tasks(tasks: Sequence[Task | FolderTask], dest: Path, workers: int) -> i
     children = []
     for share in shares[1:]:
         recv, send = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_child, args=(share, dest, send), daemon=True)
+        proc = ctx.Process(target=_child, args=(share, dest, send, os.getpid()), daemon=True)
         proc.start()
         send.close()
         children.append((proc, recv))

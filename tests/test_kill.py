@@ -84,3 +84,54 @@ def test_sigkill_during_build_never_damages_output(tmp_path: Path) -> None:
     leftovers = [p.name for p in site.iterdir() if p.name.startswith("output.")]
     assert leftovers == []
     print(f"\nbuild {span:.2f} s; 50 kills: {outcomes}")
+
+
+WORKER = """
+import os, sys, time
+from pathlib import Path
+from generator.parallel import run_tasks
+from generator.tasks import Task
+
+def main_share():
+    time.sleep(60)
+    return b""
+
+def worker_share():
+    Path(sys.argv[2]).write_text(str(os.getpid()))
+    time.sleep(60)
+    return b""
+
+run_tasks([Task("a", main_share, "a", 5000), Task("b", worker_share, "b", 5000)], Path(sys.argv[1]), 2)
+"""
+
+
+def test_a_render_process_does_not_outlive_a_build_killed_alone(tmp_path: Path) -> None:
+    """``kill -9`` of the build's own process (not its group) must not leave a render process
+    writing into a staging folder that the next build recreates at the same path."""
+    pid_file = tmp_path / "worker.pid"
+    proc = subprocess.Popen([sys.executable, "-c", WORKER, str(tmp_path / "staging"), str(pid_file)],
+                            cwd=REPO, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 20
+        while not pid_file.exists():
+            assert time.monotonic() < deadline, "the worker never started"
+            time.sleep(0.05)
+        worker = int(pid_file.read_text())
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 5
+        while Path(f"/proc/{worker}").exists() and "Z" not in _state(worker):
+            assert time.monotonic() < deadline, "the render process outlived the killed build"
+            time.sleep(0.05)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "Z"
