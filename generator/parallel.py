@@ -15,6 +15,7 @@ uses one worker.
 from __future__ import annotations
 
 import ctypes
+import functools
 import multiprocessing
 import os
 import signal
@@ -22,7 +23,7 @@ import traceback
 from collections import defaultdict
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from generator.errors import SiteError
 from generator.output import safe_rel, write_file
@@ -80,14 +81,33 @@ def _stop(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-def _die_with(parent: int) -> None:
-    """Have the kernel send this process SIGTERM when ``parent`` dies (Linux's PR_SET_PDEATHSIG):
-    a worker orphaned by a build killed outright (``kill -9`` of the build alone) would go on
-    writing into a staging folder that the next build recreates at the same path."""
+@functools.lru_cache(maxsize=1)
+def _prctl() -> Callable[..., int] | None:
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):   # not Linux: orphans finish their share and exit
+        return ctypes.CDLL(None, use_errno=True).prctl  # type: ignore[no-any-return]
+    except (OSError, AttributeError):   # not Linux
+        return None
+
+
+def die_with_parent(sig: int) -> Callable[[], None] | None:
+    """A function that asks the kernel to send ``sig`` to the calling process when the thread
+    that forked it exits (Linux's PR_SET_PDEATHSIG), for a child's first act or a
+    ``preexec_fn``; None where the kernel cannot. Looked up before forking, so the child only
+    makes one C call. Why: a process orphaned by a build killed outright (``kill -9`` of the
+    build alone) would go on writing into a staging folder that the next build recreates at
+    the same path."""
+    prctl = _prctl()
+    if prctl is None:
+        return None
+    return functools.partial(prctl, _PR_SET_PDEATHSIG, sig)
+
+
+def _die_with(parent: int) -> None:
+    """SIGTERM for this worker when ``parent`` dies (see ``die_with_parent``)."""
+    request = die_with_parent(signal.SIGTERM)
+    if request is None:                  # orphans finish their share and exit
         return
+    request()
     if os.getppid() != parent:           # the parent died before the request took effect
         raise SystemExit(128 + signal.SIGTERM)
 

@@ -29,8 +29,10 @@ from __future__ import annotations
 import functools
 import importlib.util
 import logging
+import signal
 import subprocess
 import tempfile
+import threading
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +43,7 @@ from markupsafe import escape
 from generator.errors import SiteError
 from generator.latex import tex_to_text
 from generator.model import Author, Page, Record, SiteModel
+from generator.parallel import die_with_parent, run_tasks
 from generator.tasks import FolderTask
 
 log = logging.getLogger(__name__)
@@ -163,7 +166,12 @@ def _index_shard(binary: Path, language: str, docs: Sequence[tuple[str, Callable
             dest.write_text(make(), "utf-8")
         cmd = [str(binary), "--site", tmp, "--output-path", str(bundle), "--silent",
                "--force-language", language]
-        res = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, check=False)
+        # Pagefind dies with the process that runs it, so a build killed outright leaves no
+        # Pagefind writing into the next build's staging folder (a preexec_fn only where no
+        # other thread could hold a lock across the fork: not in the preview server).
+        preexec = die_with_parent(signal.SIGKILL) if threading.active_count() == 1 else None
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, check=False,
+                             preexec_fn=preexec)  # noqa: PLW1509 - single-threaded, checked above
     if res.returncode != 0:
         raise SiteError(f"Pagefind failed on search shard {bundle.name} (exit {res.returncode}): "
                         f"{res.stderr.strip()[:2000]}")
@@ -173,8 +181,6 @@ def _index_shard(binary: Path, language: str, docs: Sequence[tuple[str, Callable
 def build_index(site_dir: Path, site: SiteModel, shards: Sequence[Shard], workers: int = 1) -> int:
     """Index the given shards into the site built in ``site_dir``, on up to ``workers`` processes
     (the build runs the same tasks among its render tasks instead)."""
-    from generator.parallel import run_tasks
-
     written = run_tasks(shard_tasks(site, shards), site_dir, workers)
     log.debug("search index written (%d shard%s)", len(shards), "" if len(shards) == 1 else "s")
     return written

@@ -109,19 +109,25 @@ def test_a_render_process_does_not_outlive_a_build_killed_alone(tmp_path: Path) 
     """``kill -9`` of the build's own process (not its group) must not leave a render process
     writing into a staging folder that the next build recreates at the same path."""
     pid_file = tmp_path / "worker.pid"
-    proc = subprocess.Popen([sys.executable, "-c", WORKER, str(tmp_path / "staging"), str(pid_file)],
-                            cwd=REPO, start_new_session=True)
+    _kill_alone_then_expect_gone([sys.executable, "-c", WORKER, str(tmp_path / "staging"), str(pid_file)], pid_file,
+                                 "the render process")
+
+
+def _kill_alone_then_expect_gone(cmd: list[str], pid_file: Path, what: str) -> None:
+    """Start ``cmd``; once the process it starts has written its pid to ``pid_file``, SIGKILL
+    ``cmd``'s own process (not its group) and expect that process to be gone within 5 s."""
+    proc = subprocess.Popen(cmd, cwd=REPO, start_new_session=True)
     try:
         deadline = time.monotonic() + 20
-        while not pid_file.exists():
-            assert time.monotonic() < deadline, "the worker never started"
+        while not pid_file.exists() or not pid_file.read_text().strip():
+            assert time.monotonic() < deadline, f"{what} never started"
             time.sleep(0.05)
-        worker = int(pid_file.read_text())
+        child = int(pid_file.read_text())
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         deadline = time.monotonic() + 5
-        while Path(f"/proc/{worker}").exists() and "Z" not in _state(worker):
-            assert time.monotonic() < deadline, "the render process outlived the killed build"
+        while Path(f"/proc/{child}").exists() and "Z" not in _state(child):
+            assert time.monotonic() < deadline, f"{what} outlived the killed build"
             time.sleep(0.05)
     finally:
         try:
@@ -135,3 +141,30 @@ def _state(pid: int) -> str:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
         return "Z"
+
+
+PAGEFIND = """
+import sys
+from pathlib import Path
+from generator import search
+from generator.assemble import assemble
+from generator.build import read_caches
+from generator.config import load_site
+from generator.taxonomy import load_taxonomy
+
+search.pagefind_binary = lambda: Path(sys.argv[2])
+config = load_site(Path(sys.argv[3]))
+site = assemble(config, read_caches(config)[0], load_taxonomy())
+staging = Path(sys.argv[1])
+staging.mkdir()
+search.build_index(staging, site, search.plan_shards([a.slug for a in site.authors], []), workers=1)
+"""
+
+
+def test_pagefind_does_not_outlive_a_build_killed_alone(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pagefind.pid"
+    fake = tmp_path / "pagefind"
+    fake.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 60\n")
+    fake.chmod(0o755)
+    _kill_alone_then_expect_gone([sys.executable, "-c", PAGEFIND, str(tmp_path / "staging"), str(fake), str(REPO)],
+                                 pid_file, "Pagefind")
