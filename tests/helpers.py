@@ -7,6 +7,8 @@ Nothing here replaces our own code: builds are real (``generator.build.build`` o
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -61,6 +63,23 @@ def copy_demo(dest: Path) -> Path:
     shutil.copy2(REPO / "site.yaml", dest / "site.yaml")
     shutil.copytree(REPO / "content", dest / "content")
     return dest
+
+
+def fresh_copy(template: Path, dest: Path) -> Path:
+    """A private copy of a site built once per module (a fixture's template)."""
+    shutil.copytree(template, dest, symlinks=True)
+    return dest
+
+
+@contextlib.contextmanager
+def holding_lock(path: Path) -> Iterator[None]:
+    """Hold the exclusive flock on ``path`` (a build's or fetch's lock file), as a running one does."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        yield
+    finally:
+        os.close(fd)
 
 
 def build(root: Path, **kwargs: object) -> Path:

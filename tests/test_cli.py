@@ -6,7 +6,6 @@ status 1, no traceback, and ``output/`` byte-for-byte as the previous good build
 
 from __future__ import annotations
 
-import fcntl
 import os
 import re
 import shutil
@@ -18,7 +17,7 @@ import pytest
 
 from generator.config import load_site
 from generator.output import old_dir, staging_dir
-from helpers import build, copy_demo, leftovers, make_project, run_cli, tree_state
+from helpers import build, copy_demo, fresh_copy, holding_lock, leftovers, make_project, run_cli, tree_state
 
 GOOD_AUTHOR = """\
 name: Ada Lovelace
@@ -50,9 +49,7 @@ def _good_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def good_site(_good_template: Path, tmp_path: Path) -> Path:
     """A small site with a good build in output/ (a copy of one built once per module)."""
-    root = tmp_path / "site"
-    shutil.copytree(_good_template, root, symlinks=True)
-    return root
+    return fresh_copy(_good_template, tmp_path / "site")
 
 
 def _write(root: Path, rel: str, text: str) -> None:
@@ -281,12 +278,8 @@ def test_foreign_output_folder_is_not_replaced(tmp_path: Path) -> None:
 
 def test_concurrent_build_is_refused(good_site: Path) -> None:
     before = tree_state(good_site / "output")
-    fd = os.open(good_site / ".authorsite-build.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    with holding_lock(good_site / ".authorsite-build.lock"):
         res = run_cli("-C", good_site, "build")
-    finally:
-        os.close(fd)
     assert res.returncode != 0
     assert "another build is running" in res.stderr and "Traceback" not in res.stderr
     assert tree_state(good_site / "output") == before

@@ -3,7 +3,6 @@ test, and a fake arXiv server (the fetch suite's, on 127.0.0.1)."""
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
@@ -15,6 +14,7 @@ for extra in (HERE, HERE.parent / "fetch"):
         sys.path.insert(0, str(extra))
 
 from batterykit import make_good_site  # noqa: E402
+from helpers import fresh_copy  # noqa: E402
 from fakearxiv import arxiv_server  # noqa: E402,F401  (a fixture, shared with the fetch suite)
 
 
@@ -37,8 +37,6 @@ def _good_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def good_site(_good_template: Path, tmp_path: Path) -> Path:
     """A small site with a cache file and a good build in output/ (a private copy)."""
-    root = tmp_path / "site"
-    shutil.copytree(_good_template, root, symlinks=True)
-    return root
+    return fresh_copy(_good_template, tmp_path / "site")
 
 

@@ -10,7 +10,6 @@ byte-identical, no staging folder and no temporary file left.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import subprocess
@@ -31,6 +30,7 @@ from batterykit import (
     write_files,
 )
 from fakearxiv import Corpus
+from helpers import holding_lock
 
 from generator.errors import SiteError
 from generator.output import EXIT_LOCKED, EXIT_OUTPUT
@@ -216,12 +216,8 @@ def test_d5_build_while_another_holds_the_lock_exits_5(good_site: Path) -> None:
     author = good_site / "content" / "authors" / "ada.yaml"
     author.write_text(author.read_text().replace("Analytical", "Changed"))
     before = tree_state(good_site / "output")
-    fd = os.open(good_site / ".authorsite-build.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    with holding_lock(good_site / ".authorsite-build.lock"):
         err = assert_one_clear_report(run_limited("-C", good_site, "build"), EXIT_LOCKED)
-    finally:
-        os.close(fd)
     assert "another build is running for this site" in err
     assert tree_state(good_site / "output") == before and leftovers(good_site / "output") == []
     assert run_limited("-C", good_site, "build").returncode == 0
@@ -230,12 +226,8 @@ def test_d5_build_while_another_holds_the_lock_exits_5(good_site: Path) -> None:
 def test_d5_fetch_while_another_fetch_runs_exits_5(arxiv_server, tmp_path: Path) -> None:
     s = arxiv_server(Corpus(corpus(3)))
     root = _fetch_site(tmp_path / "site", s.url)
-    fd = os.open(root / ".authorsite-fetch.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    with holding_lock(root / ".authorsite-fetch.lock"):
         err = assert_one_clear_report(run_limited("-C", root, "fetch"), EXIT_LOCKED)
-    finally:
-        os.close(fd)
     assert "another fetch is running for this site" in err and s.hits == []
 
 
