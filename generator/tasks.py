@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +21,10 @@ class Task:
     make: Callable[[], bytes | Iterable[bytes]]
     group: str = "site"
     weight: int = 1
+    # Exactly the values the job reads (a page's template context, an author for an export):
+    # generator.jobs digests them, with what every job reads (code, templates, site settings),
+    # into the key compared against the last build's manifest.
+    reads: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,3 +37,4 @@ class FolderTask:
     fill: Callable[[Path], int]
     group: str = "site"
     weight: int = 1
+    reads: tuple[Any, ...] = ()   # as Task.reads
