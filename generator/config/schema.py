@@ -1,0 +1,210 @@
+"""The configuration schema: every key of site.yaml, an author file and a page, declared once.
+
+Each ``Key`` row carries the key's type, default, bounds or pattern and one line of help.
+From these tables come the validation (``check.read_table``), the defaults of the typed
+objects (their dataclass defaults are read from here), the JSON Schema for editors
+(``json_schema``) and the reference page docs/configuration.md (``docs``). A rule that a
+bound cannot say (a link's shape, a base URL) is a small function named in the row, so it
+still lives in one place. The source kinds' tables live in ``sources`` and ``records``
+(``SOURCE_SCHEMAS``), next to the code that turns them into sources.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from generator import ids
+
+ARXIV_API = "https://export.arxiv.org/api/query"
+SCHEMA_DIR = "docs/schema"      # where a site keeps the JSON Schema files, relative to its root
+
+# The value types a row can have; json_schema and docs describe each of them.
+TYPES = ("text", "int", "number", "bool", "texts", "categories", "arxiv_ids", "arxiv_id", "date",
+         "mapping", "section", "sources")
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """One key: its type, default, bounds, and the one line of help shown in docs and editors."""
+
+    name: str
+    type: str
+    help: str
+    default: Any = None
+    required: bool = False
+    lo: int | None = None           # bounds of an int or number, inclusive
+    hi: int | None = None
+    check: Callable[[str], str | None] | None = None   # text -> normalised value, or None if refused
+    expect: str = ""                # what `check` allows: "'key' must be {expect}, found ..."
+    pattern: str | None = None      # the same rule as a regular expression, for the JSON Schema
+    table: Table | None = None      # the keys of a "section"
+    label: str = ""                 # how the value is shown on pages (link kinds)
+
+    def __post_init__(self) -> None:
+        assert self.type in TYPES, self.type
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """The keys of one mapping, in the order messages and the docs list them."""
+
+    title: str
+    keys: tuple[Key, ...]
+    help: str = ""
+    shorthand: str | None = None    # a lone text stands for this key (``arxiv: 'au:X'``)
+    many: bool = False              # a list of such mappings (``records:``)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(k.name for k in self.keys)
+
+    def __getitem__(self, name: str) -> Key:
+        for key in self.keys:
+            if key.name == name:
+                return key
+        raise KeyError(name)
+
+    def default(self, name: str) -> Any:  # noqa: ANN401
+        return self[name].default
+
+
+# ----------------------------------------------------------------------------- checks named by rows
+
+HTTP_URL = "an http(s) URL"
+# Patterns match the whole value (the JSON Schema anchors them as ^(?:...)$).
+HTTP_PATTERN = r"[Hh][Tt][Tt][Pp][Ss]?://[^\s\"'<>\\`]+"
+LANGUAGE_PATTERN = r"[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*"
+CNAME_PATTERN = r"[A-Za-z0-9.-]{1,253}"
+TEMPLATE_PATTERN = r"[a-z0-9_-]+\.html"
+SLUG_PATTERN = r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?"
+ORCID_PATTERN = r"(?:https?://orcid\.org/)?([0-9]{4}-[0-9]{4}-[0-9]{4}-[0-9]{3}[0-9X])"
+ARXIV_AUTHOR_ID = r"[a-z0-9_]{2,64}"
+EMAIL_PATTERN = r"[^@\s\"'<>]+@[^@\s\"'<>]+\.[A-Za-z]{2,}"
+BASE_URL_PATTERN = r"(?:/(?!/)|[Hh][Tt][Tt][Pp][Ss]?://).*"
+# A folder inside the site: not absolute, '~', '.', '..', a Windows path, or one of the site's own folders.
+OUTPUT_DIR_PATTERN = (r"(?!\.\.?(?:/|$))(?!(?:content|themes|templates|static|generator|tests|\.git)(?:/|$))"
+                      r"(?![A-Za-z]:)[^/~\\\x00-\x1f][^\\\x00-\x1f]*")
+
+
+def _matches(pattern: str) -> Callable[[str], str | None]:
+    rx = re.compile(pattern)
+    return lambda text: text if rx.fullmatch(text) else None
+
+
+def check_base_url(text: str) -> str | None:
+    """An http(s) URL or a path from the domain root, always ending with '/'."""
+    url = text.strip()
+    if not (url.startswith("/") and not url.startswith("//")) and ids.safe_url(url) is None:
+        return None
+    return url if url.endswith("/") else url + "/"
+
+
+def check_theme(text: str) -> str | None:
+    return text if ids.is_slug(text) else None
+
+
+def check_orcid(text: str) -> str | None:
+    m = re.fullmatch(ORCID_PATTERN, text)
+    return f"https://orcid.org/{m.group(1)}" if m else None
+
+
+def check_arxiv_author(text: str) -> str | None:
+    return f"https://arxiv.org/a/{text}" if re.fullmatch(ARXIV_AUTHOR_ID, text) else ids.safe_url(text)
+
+
+def check_email(text: str) -> str | None:
+    return f"mailto:{text}" if re.fullmatch(EMAIL_PATTERN, text) else None
+
+
+def _link(name: str, label: str, help: str) -> Key:
+    return Key(name, "text", help, check=ids.safe_url, expect=HTTP_URL, pattern=HTTP_PATTERN, label=label)
+
+
+# ----------------------------------------------------------------------------- the tables
+
+FETCH = Table("fetch", (
+    Key("arxiv_api", "text", "the arXiv API endpoint queried by 'authorsite fetch'", default=ARXIV_API,
+        check=ids.safe_url, expect=HTTP_URL, pattern=HTTP_PATTERN),
+    Key("delay_seconds", "number", "seconds between two requests to one host (arXiv asks for 3)",
+        default=3.0, lo=0, hi=600),
+    Key("page_size", "int", "records asked for in one arXiv API request", default=100, lo=1, hi=2000),
+    Key("max_results", "int", "most records fetched for one arXiv query", default=2000, lo=1, hi=10000),
+    Key("timeout_seconds", "number", "seconds before one request is given up", default=30.0, lo=1, hi=600),
+    Key("retries", "int", "times a failed request is tried again", default=4, lo=0, hi=10),
+    Key("retry_after_cap", "number", "longest wait (seconds) honoured from a server's Retry-After",
+        default=120.0, lo=0, hi=3600),
+), help="How 'authorsite fetch' talks to arXiv and feed servers.")
+
+SITE = Table("site.yaml", (
+    Key("title", "text", "the site's name, shown in every page header and feed", required=True),
+    Key("description", "text", "one sentence about the site, for search engines and the home page",
+        default=""),
+    Key("base_url", "text", "where the site is published; '--base-url' on the command line wins",
+        default="/", check=check_base_url, pattern=BASE_URL_PATTERN,
+        expect="an http(s) URL such as https://user.github.io/repo/ or a path starting with '/'"),
+    Key("language", "text", "the pages' language tag", default="en", check=_matches(LANGUAGE_PATTERN),
+        expect="a language tag such as en or pt-BR", pattern=LANGUAGE_PATTERN),
+    Key("theme", "text", "the folder under themes/ whose templates and static files are used",
+        default="default", check=check_theme, expect="a folder name under themes/", pattern=SLUG_PATTERN),
+    Key("output_dir", "text", "the folder the site is built into, inside the site folder",
+        default="output", expect="a new folder inside the site", pattern=OUTPUT_DIR_PATTERN),
+    Key("contact", "text", "an e-mail address or URL named in the User-Agent sent to arXiv"),
+    Key("cname", "text", "a custom domain for GitHub Pages (written to output/CNAME)",
+        check=_matches(CNAME_PATTERN), expect="a domain name such as example.org", pattern=CNAME_PATTERN),
+    Key("paginate", "int", "records on one subject page before it continues on page/2/",
+        default=50, lo=5, hi=10000),
+    Key("feed_size", "int", "entries in each Atom feed, author, subject and site: the newest N",
+        default=50, lo=1, hi=10000),
+    Key("fetch", "section", "how sources are fetched", table=FETCH),
+    Key("extra", "mapping", "free values for your own templates (site.extra.NAME)", default={}),
+), help="The site: one file at the root of the site folder.")
+
+LINKS = Table("links", (
+    _link("homepage", "Homepage", "a personal or group home page"),
+    Key("orcid", "text", "an ORCID iD or its https://orcid.org/ URL", check=check_orcid, label="ORCID",
+        expect="an ORCID iD such as 0000-0002-1825-0097 or its https://orcid.org/ URL", pattern=ORCID_PATTERN),
+    Key("arxiv", "text", "an arXiv author id or an https://arxiv.org/a/ URL", check=check_arxiv_author,
+        label="arXiv", expect="an arXiv author id such as cui_b_1 or an https://arxiv.org/a/ URL",
+        pattern=f"{ARXIV_AUTHOR_ID}|{HTTP_PATTERN}"),
+    _link("dblp", "DBLP", "the author's DBLP page"),
+    _link("scholar", "Google Scholar", "the author's Google Scholar profile"),
+    _link("github", "GitHub", "the author's GitHub profile"),
+    Key("email", "text", "an e-mail address (shown as a mailto: link)", check=check_email, label="Email",
+        expect="an e-mail address", pattern=EMAIL_PATTERN),
+), help="Links shown on the author's page, in this order.")
+
+FILTERS = Table("filters", (
+    Key("categories", "categories", "keep only records with one of these arXiv subjects", default=()),
+    Key("since", "int", "keep only records from this year on", lo=1900, hi=2100),
+    Key("until", "int", "keep only records up to this year", lo=1900, hi=2100),
+    Key("coauthors", "texts", "keep only records with one of these co-authors", default=()),
+), help="Which fetched records the author's page keeps (typed-in records are always kept).")
+
+AUTHOR = Table("author file", (
+    Key("name", "text", "the author's name as shown on the page", required=True),
+    Key("affiliation", "text", "the author's institution"),
+    Key("links", "section", "links to the author's other profiles", table=LINKS,
+        expect="a mapping of link kinds to URLs"),
+    Key("bio", "text", "a few sentences about the author (Markdown)", default=""),
+    Key("aliases", "texts", "other spellings of the name, matched in author lists", default=()),
+    Key("sources", "sources", "where the records come from: a list of arxiv, feed or records entries",
+        default=()),
+    Key("include", "arxiv_ids", "arXiv ids always kept, whatever the filters say (quote them)", default=()),
+    Key("exclude", "arxiv_ids", "arXiv ids never shown, e.g. a namesake's (quote them)", default=()),
+    Key("filters", "section", "which fetched records are kept", table=FILTERS),
+    Key("template", "text", "the template that renders this author's page", default="author.html",
+        check=_matches(TEMPLATE_PATTERN), expect="a template file name such as author.html",
+        pattern=TEMPLATE_PATTERN),
+), help="One file per author in content/authors/; the file name is the page address (jane-doe.yaml).")
+
+PAGE = Table("page front matter", (
+    Key("title", "text", "the page's title and its name in the navigation", required=True),
+    Key("description", "text", "one sentence about the page, for search engines", default=""),
+    Key("weight", "int", "the page's place in the navigation, lowest first", default=0, lo=-10000, hi=10000),
+    Key("nav", "bool", "whether the page is listed in the navigation", default=True),
+), help="The YAML between the two '---' lines at the top of content/pages/NAME.md.")
+
+LINK_KINDS = LINKS.names
+DEFAULT_OUTPUT_DIR: str = SITE.default("output_dir")

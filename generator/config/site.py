@@ -1,0 +1,113 @@
+"""site.yaml: the site's settings and the fetch policy, read against ``schema.SITE``.
+
+``load_site`` is the entry point of the whole configuration: it reads site.yaml, then
+every author file and page, and raises one ``SiteError`` listing every problem of a file.
+The dataclass defaults are the schema's, so each default is written once.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+from urllib.parse import urlsplit
+
+from generator.config.authors import AuthorConfig, load_authors
+from generator.config.check import CONTROLS, OUTSIDE, Checker, outside, read_table
+from generator.config.pages import PageSource, load_pages
+from generator.config.schema import FETCH, SITE
+from generator.errors import SiteError
+from generator.yamlfile import YMap, read_yaml
+
+
+@dataclass(frozen=True, slots=True)
+class FetchPolicy:
+    arxiv_api: str = FETCH.default("arxiv_api")
+    delay_seconds: float = FETCH.default("delay_seconds")
+    page_size: int = FETCH.default("page_size")
+    max_results: int = FETCH.default("max_results")
+    timeout_seconds: float = FETCH.default("timeout_seconds")
+    retries: int = FETCH.default("retries")
+    retry_after_cap: float = FETCH.default("retry_after_cap")
+
+
+@dataclass(frozen=True, slots=True)
+class SiteConfig:
+    root: Path
+    title: str
+    base_url: str                # ends with '/'
+    description: str = SITE.default("description")
+    language: str = SITE.default("language")
+    theme: str = SITE.default("theme")
+    output_dir: str = SITE.default("output_dir")
+    contact: str | None = SITE.default("contact")
+    cname: str | None = SITE.default("cname")
+    paginate: int = SITE.default("paginate")
+    feed_size: int = SITE.default("feed_size")
+    fetch: FetchPolicy = FetchPolicy()
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    authors: tuple[AuthorConfig, ...] = ()
+    pages: tuple[PageSource, ...] = ()
+
+    @property
+    def base_path(self) -> str:
+        """The path part of base_url: '/' at a domain root, '/repo/' under a project path."""
+        return urlsplit(self.base_url).path or "/"
+
+    @property
+    def output_path(self) -> Path:
+        return self.root / self.output_dir
+
+    @property
+    def cache_path(self) -> Path:
+        return self.root / "content" / "cache"
+
+
+def load_site(root: Path, base_url: str | None = None) -> SiteConfig:
+    """Read the whole site configuration; raise one ``SiteError`` listing every problem."""
+    root = root.resolve()
+    site_file = root / "site.yaml"
+    if not site_file.is_file():
+        raise SiteError("no site.yaml here", path=str(root),
+                        hint="run this inside a site folder, or create one with 'authorsite init DIR'")
+    if outside(site_file, root):
+        raise SiteError(OUTSIDE, path="site.yaml")
+    data, problems = read_yaml(site_file, "site.yaml")
+    ck = Checker("site.yaml")
+    ck.problems.extend(problems)
+    m = ck.mapping(data if data is not None else YMap(), "site.yaml", 1) or YMap()
+    values = read_table(ck, m, SITE, given={"base_url": base_url} if base_url is not None else None)
+    values["output_dir"] = _output_dir(ck, m, root, values["output_dir"])
+    values["fetch"] = FetchPolicy(**values["fetch"]) if values["fetch"] else FetchPolicy()
+    values["extra"] = dict(values["extra"])
+    if ck.problems:
+        raise SiteError.from_problems(ck.problems)
+    return SiteConfig(root=root, **values, authors=load_authors(root), pages=load_pages(root))
+
+
+def _output_dir(ck: Checker, m: YMap, root: Path, output_dir: str) -> str:
+    raw = m.get("output_dir")
+    if isinstance(raw, str) and CONTROLS.search(raw):
+        output_dir = raw   # refused below: a control character in a path is never a typo to ignore
+    if _safe_output_dir(root, output_dir):
+        return output_dir
+    ck.err(m.lines.get("output_dir"), f"'output_dir' must be {SITE['output_dir'].expect}, found {output_dir!r}"
+           " (not the site root, a parent, 'content', 'themes' or 'templates')")
+    return SITE.default("output_dir")  # type: ignore[no-any-return]
+
+
+def _safe_output_dir(root: Path, output_dir: str) -> bool:
+    # No NUL or control characters (Path.resolve raises on NUL), no Windows paths (a
+    # backslash or 'C:' would make a strangely named folder here), no '~' (never expanded).
+    if (any(ord(c) < 32 or c == "\\" for c in output_dir) or output_dir.startswith("~")
+            or re.match(r"[A-Za-z]:", output_dir)):
+        return False
+    try:
+        target = (root / output_dir).resolve()
+    except (OSError, ValueError):
+        return False
+    if target == root or root not in target.parents:
+        return False
+    first = target.relative_to(root).parts[0]
+    return first not in ("content", "themes", "templates", "static", "generator", "tests", ".git")
