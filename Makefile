@@ -7,7 +7,7 @@ CLI    := $(VENV)/bin/authorsite
 BASE_URL ?=
 BUILD_FLAGS := $(if $(BASE_URL),--base-url "$(BASE_URL)",)
 
-.PHONY: site test serve fetch check clean bench golden
+.PHONY: site test serve fetch check clean bench golden docs
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -52,3 +52,7 @@ bench: $(VENV)/.installed-bench
 
 golden: $(VENV)/.installed-test
 	AUTHORSITE_UPDATE_GOLDEN=1 $(PY) -m pytest -q tests/test_golden.py
+
+# docs/configuration.md and docs/schema/*.json, made from the config schema (generator/config/schema.py).
+docs: $(VENV)/.installed
+	$(PY) -m generator.config.docs

@@ -8,6 +8,8 @@ from importlib import resources
 from pathlib import Path
 
 from generator import ids
+from generator.config import SCHEMA_DIR
+from generator.config.json_schema import AUTHOR_MODELINE, SITE_MODELINE, schema_texts
 from generator.errors import SiteError
 
 _SITE_YAML = """\
@@ -117,15 +119,17 @@ def create_site(directory: Path, title: str = "Author profiles") -> None:
     directory.mkdir(parents=True, exist_ok=True)
     safe_title = '"' + title.replace("\\", "\\\\").replace('"', '\\"') + '"'
     files = {
-        "site.yaml": _SITE_YAML.format(title=safe_title),
-        "content/authors/jane-doe.yaml": _AUTHOR_YAML.format(name="Jane Doe", slug="jane-doe",
-                                                             records=_EXAMPLE_RECORDS),
+        "site.yaml": SITE_MODELINE + _SITE_YAML.format(title=safe_title),
+        "content/authors/jane-doe.yaml": AUTHOR_MODELINE + _AUTHOR_YAML.format(name="Jane Doe", slug="jane-doe",
+                                                                               records=_EXAMPLE_RECORDS),
         "content/pages/about.md": _ABOUT,
         "content/cache/.gitkeep": "",
         ".gitignore": _GITIGNORE,
         "Makefile": _MAKEFILE.format(pip_spec=_pip_spec()),
         ".ci/run": _CI_RUN,
     }
+    # The editor schema of this authorsite version, named by the first line of site.yaml and author files.
+    files.update({f"{SCHEMA_DIR}/{name}": text for name, text in schema_texts().items()})
     workflows = resources.files("generator").joinpath("scaffold/github/workflows")
     for name in ("test.yml", "publish.yml"):
         files[f".github/workflows/{name}"] = workflows.joinpath(name).read_text("utf-8")
@@ -149,5 +153,5 @@ def add_author(root: Path, name: str, slug: str | None = None) -> Path:
             raise SiteError("an author with this slug exists already", path=str(folder / f"{slug}{ext}"))
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{slug}.yaml"
-    path.write_text(_AUTHOR_YAML.format(name=name, slug=slug, records=""), encoding="utf-8")
+    path.write_text(AUTHOR_MODELINE + _AUTHOR_YAML.format(name=name, slug=slug, records=""), encoding="utf-8")
     return path

@@ -188,7 +188,7 @@ AUTHOR = Table("author file", (
     Key("links", "section", "links to the author's other profiles", table=LINKS,
         expect="a mapping of link kinds to URLs"),
     Key("bio", "text", "a few sentences about the author (Markdown)", default=""),
-    Key("aliases", "texts", "other spellings of the name, matched in author lists", default=()),
+    Key("aliases", "texts", "other spellings of the name: co-author names spelled so link to this page", default=()),
     Key("sources", "sources", "where the records come from: a list of arxiv, feed or records entries",
         default=()),
     Key("include", "arxiv_ids", "arXiv ids always kept, whatever the filters say (quote them)", default=()),

@@ -90,10 +90,11 @@ def _read_entry(ck: Checker, item: Any, where: str, line: int) -> Source | None:
     kinds = [k for k in sm if k in SOURCE_SCHEMAS]
     ck.keys(sm, names, where)
     if len(kinds) != 1:
+        one_of = ", ".join(names)
         if len(sm) and not [k for k in sm if k not in SOURCE_SCHEMAS]:
-            ck.err(sm.line, f"'{where}' must have exactly one of {', '.join(names)}; found {', '.join(map(str, kinds))}")
+            ck.err(sm.line, f"'{where}' must have exactly one of {one_of}; found {', '.join(map(str, kinds))}")
         elif not sm:
-            ck.err(sm.line, f"'{where}' is empty: give one of {', '.join(names)}")
+            ck.err(sm.line, f"'{where}' is empty: give one of {one_of}")
         return None
     kind = kinds[0]
     return _read_kind(ck, kind, sm[kind], f"{where}.{kind}", sm.lines[kind])
