@@ -84,7 +84,7 @@ class Checker:
         if v is not None and not lo <= v <= hi:
             self.err(m.lines[key], f"'{join(where, key)}' must be from {lo} to {hi}, found {v}")
             return None
-        return v  # type: ignore[no-any-return]
+        return v
 
     def number(self, m: YMap, key: str, where: str, lo: float, hi: float) -> float | None:
         v = self.get(m, key, where, (int, float), f"a number from {lo} to {hi}")

@@ -127,7 +127,7 @@ def _link(name: str, label: str, help: str) -> Key:
 FETCH = Table("fetch", (
     Key("arxiv_api", "text", "the arXiv API endpoint queried by 'authorsite fetch'", default=ARXIV_API,
         check=ids.safe_url, expect=HTTP_URL, pattern=HTTP_PATTERN),
-    Key("delay_seconds", "number", "seconds between two requests to one host (arXiv asks for 3)",
+    Key("delay_seconds", "number", "seconds between two requests to one host (at least 3 for arXiv)",
         default=3.0, lo=0, hi=600),
     Key("page_size", "int", "records asked for in one arXiv API request", default=100, lo=1, hi=2000),
     Key("max_results", "int", "most records fetched for one arXiv query", default=2000, lo=1, hi=10000),

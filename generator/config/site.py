@@ -94,7 +94,7 @@ def _output_dir(ck: Checker, m: YMap, root: Path, output_dir: str) -> str:
         return output_dir
     ck.err(m.lines.get("output_dir"), f"'output_dir' must be {SITE['output_dir'].expect}, found {output_dir!r}"
            " (not the site root, a parent, 'content', 'themes' or 'templates')")
-    return SITE.default("output_dir")  # type: ignore[no-any-return]
+    return SITE.default("output_dir")
 
 
 def _safe_output_dir(root: Path, output_dir: str) -> bool:
