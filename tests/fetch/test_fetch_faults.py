@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 
 import pytest
 from atomgen import corpus, entry_xml, feed_xml
@@ -17,7 +18,7 @@ from fetchkit import JANE, cache_path, hazard, hazard_names, seed_cache
 from generator import cache
 from generator.errors import SiteError
 from generator.fetch import fetch_site, merge_fetched
-from generator.sources import arxiv
+from generator.sources import accept, arxiv
 
 PREVIOUS = corpus(3)
 
@@ -39,6 +40,35 @@ def test_hazard_leaves_the_cache_byte_identical(arxiv_server, site, caplog, name
     assert result.error and meta["message"] in result.error
     assert len(s.hits) == (2 if meta["retried"] else 1)
     assert any("could not be fetched" in r.getMessage() and "kept" in r.getMessage() for r in caplog.records)
+
+
+def _hostile_page(kind: str, trap: str) -> bytes:
+    """An arXiv page whose DTD is a billion laughs, or points at ``trap`` (a second fake server)."""
+    good = feed_xml([entry_xml("2401.01234", title="&x;" if kind != "external-dtd" else "T")], total=1).decode()
+    head, rest = good.split("\n", 1)
+    dtd = {"billion-laughs": '<!DOCTYPE feed [<!ENTITY a "ha"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">'
+                             '<!ENTITY x "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>',
+           "external-entity": f'<!DOCTYPE feed [<!ENTITY x SYSTEM "{trap}/entity">]>',
+           "external-dtd": f'<!DOCTYPE feed SYSTEM "{trap}/evil.dtd">'}[kind]
+    return f"{head}\n{dtd}\n{rest}".encode()
+
+
+@pytest.mark.parametrize("gate", ["text-check", "parser-only"])
+@pytest.mark.parametrize("kind", ["billion-laughs", "external-entity", "external-dtd"])
+def test_hostile_arxiv_page_is_refused_and_nothing_is_fetched_from_it(arxiv_server, site, monkeypatch,
+                                                                       kind: str, gate: str) -> None:
+    """Refused once (never retried), the cache unchanged, no request to the URLs in its DTD; also
+    with the text check switched off, so the defused parser alone must refuse it."""
+    if gate == "parser-only":
+        monkeypatch.setattr(accept, "_DTD", re.compile(r"(?!)"))
+    trap = arxiv_server(Script(Reply(b'<!ENTITY x "pwned">', content_type="application/xml-dtd")))
+    s = arxiv_server(Script(Reply(_hostile_page(kind, trap.url.rsplit("/api/", 1)[0]))))
+    config = site(s.url, retries=2, delay=0.05)
+    before = seed_cache(config, previous_records())
+    (result,) = fetch_site(config).results
+    assert "DOCTYPE or ENTITY" in (result.error or "")
+    assert ("refused by the parser" in result.error) == (gate == "parser-only")
+    assert len(s.hits) == 1 and trap.hits == [] and cache_path(config).read_bytes() == before
 
 
 def test_transient_fault_then_success_updates_the_cache(arxiv_server, site) -> None:
