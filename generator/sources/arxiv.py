@@ -19,9 +19,11 @@ query is wrong, and is reported with arXiv's own message instead of becoming a p
 called "Error".
 
 Paging follows arXiv's advice: sorted by last update (newest first), ``start`` and
-``max_results``, stop at ``totalResults``; an empty or short page in the middle, or a
-total smaller than what the cache already holds for the query, is suspicious and
-retried (it is a known transient failure of the API). With a cache, paging stops at
+``max_results``, stop at ``totalResults``. The first page's total governs the whole
+query: a later page that is empty, short, or reports another total, and a total
+smaller than what the cache already holds for the query, are suspicious and retried
+(known transient failures of the API; one answers start=10 with an empty feed saying
+totalResults 0, which would otherwise end the query silently). With a cache, paging stops at
 the first page whose records are all cached at the same version, so an update with
 nothing new costs one request.
 """
@@ -112,14 +114,16 @@ def fetch_query(client: HttpClient, endpoint: str, source: ArxivSource, policy: 
     known = {r.key: r.version for r in cached}
     limit = policy.max_results
     found: dict[str, Record] = {}
-    start, pages, total = 0, 0, 0
+    start, pages = 0, 0
+    total: int | None = None         # the first page's totalResults governs the whole query
     complete = True
     while True:
         size = min(policy.page_size, limit - start)
         url = query_url(endpoint, source.query, start, size)
-        page = client.get(url, functools.partial(accept_page, start=start, size=size, cached=len(known)))
+        page = client.get(url, functools.partial(accept_page, start=start, size=size, cached=len(known),
+                                                 total=total))
         pages += 1
-        total = page.total
+        total = page.total if total is None else total
         for w in page.warnings:
             log.warning("%s: %s", url, w)
         for rec in page.records:
@@ -130,15 +134,26 @@ def fetch_query(client: HttpClient, endpoint: str, source: ArxivSource, policy: 
         if known and all(r.key in known and known[r.key] == r.version for r in page.records):
             complete = False
             break
+    assert total is not None         # set by the first page
     if total > limit and complete:
         log.warning("arXiv query %r matches %d records; only the newest %d are kept (fetch.max_results); "
                     "narrow the query or raise max_results", source.query, total, limit)
     return QueryResult(records=tuple(found.values()), total=total, pages=pages, complete=complete)
 
 
-def accept_page(response: Response, *, start: int, size: int, cached: int = 0) -> ArxivPage:
-    """``parse_page`` plus the paging checks: empty, short, or smaller than the cache -> retry."""
+def accept_page(response: Response, *, start: int, size: int, cached: int = 0,
+                total: int | None = None) -> ArxivPage:
+    """``parse_page`` plus the paging checks: empty, short, smaller than the cache -> retry.
+
+    ``total`` is the first page's totalResults, given for every later page: it governs
+    the whole query, so a later page that reports another total (arXiv's glitch answers
+    a valid offset with an empty feed saying 0) is retried rather than ending the query
+    early and silently.
+    """
     page = parse_page(response.body, status=response.status)
+    if total is not None and page.total != total:
+        raise TransientError(f"page at start={start} reports totalResults {page.total} where the first page "
+                             f"reported {total} (a known transient failure of arXiv's API)")
     if page.total < cached:
         raise TransientError(f"arXiv reports {page.total} results but the cache holds {cached} for this "
                              f"query (a known transient failure; if it is real, delete the cache file)")

@@ -12,7 +12,7 @@ import re
 
 import pytest
 from atomgen import corpus, entry_xml, feed_xml
-from fakearxiv import Corpus, Reply, Script
+from fakearxiv import Corpus, Glitch, Reply, Script
 from fetchkit import JANE, cache_path, hazard, hazard_names, seed_cache
 
 from generator import cache
@@ -103,6 +103,34 @@ def test_short_page_is_retried_and_a_persistent_one_keeps_the_cache(arxiv_server
     before = seed_cache(config2, previous_records())
     (result2,) = fetch_site(config2).results
     assert "short page" in (result2.error or "") and cache_path(config2).read_bytes() == before
+
+
+# Issue 15, item 1: the first page's totalResults governs the whole query.
+GLITCHES = {
+    "empty, total 0": Reply(feed_xml([], total=0, start=10)),
+    "short, same total": Reply(feed_xml(corpus(12)[10:11], total=12, start=10)),
+    "full for another total": Reply(feed_xml(corpus(12)[10:11], total=11, start=10)),
+}
+
+
+@pytest.mark.parametrize("glitch", GLITCHES)
+def test_a_later_page_is_judged_by_the_first_pages_total(arxiv_server, site, glitch: str) -> None:
+    """12 results, pages of 10: a bad answer at start=10 is retried, and the fetch gets all 12."""
+    s = arxiv_server(Glitch(Corpus(corpus(12)), start=10, reply=GLITCHES[glitch]))
+    config = site(s.url, retries=1, delay=0.05, page_size=10)
+    (result,) = fetch_site(config).results
+    assert result.error is None and result.records == 12
+    assert len(cache.read_entry(cache_path(config)).records) == 12
+    assert [h.params["start"] for h in s.hits] == ["0", "10", "10"]
+
+
+def test_a_persistent_total_zero_page_fails_the_source_instead_of_truncating(arxiv_server, site) -> None:
+    """Before: 10 of 12 cached, no warning, and later fetches stopped at the known first page for ever."""
+    s = arxiv_server(Glitch(Corpus(corpus(12)), start=10, reply=GLITCHES["empty, total 0"], times=99))
+    config = site(s.url, retries=1, delay=0.05, page_size=10)
+    (result,) = fetch_site(config).results
+    assert "start=10 reports totalResults 0 where the first page reported 12" in (result.error or "")
+    assert not cache_path(config).exists() and len(s.hits) == 3
 
 
 def test_shrink_is_refused(arxiv_server, site) -> None:
