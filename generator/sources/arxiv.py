@@ -14,9 +14,9 @@ same way.
 
 Links are never taken from the feed: the model rebuilds the abstract, PDF and DOI
 links from the validated id and DOI. Entries whose id is not an arXiv id are
-skipped with a warning; an error entry (``…/api/errors#…``) is arXiv telling us the
-query is wrong, and is reported with arXiv's own message instead of becoming a paper
-called "Error".
+skipped with a warning; an error entry (``…/api/errors#…``, with HTTP 400 or 200) is
+arXiv telling us the query is wrong: ``QueryRefused``, reported with arXiv's own message
+and the author file, instead of becoming a paper called "Error" or an "outage".
 
 Paging follows arXiv's advice: sorted by last update (newest first), ``start`` and
 ``max_results``, stop at ``totalResults``. The first page's total governs the whole
@@ -43,7 +43,14 @@ from generator.config import ArxivSource, FetchPolicy
 from generator.errors import SiteError
 from generator.model import Person, Record
 from generator.sources.accept import parse_xml
-from generator.sources.http import HttpClient, PermanentError, Response, TransientError, is_arxiv_host
+from generator.sources.http import (
+    HttpClient,
+    PermanentError,
+    QueryRefused,
+    Response,
+    TransientError,
+    is_arxiv_host,
+)
 from generator.sources.text import (
     ABSTRACT_CAP,
     ET_AL,
@@ -171,7 +178,7 @@ def accept_page(response: Response, *, start: int, size: int, cached: int = 0,
 def parse_page(body: bytes, *, status: int = 200, taxonomy: Taxonomy | None = None) -> ArxivPage:
     """Accept or refuse one API response, then normalise its entries. Pure: bytes in, page out."""
     if status != 200:
-        raise PermanentError(_error_message(body, status))
+        raise _refusal(body, status)
     total, entries = _accepted_feed(parse_xml(body))
     tax = taxonomy or load_taxonomy()
     records: list[Record] = []
@@ -195,7 +202,7 @@ def _accepted_feed(root: ET.Element) -> tuple[int, list[ET.Element]]:
     entries = root.findall(f"{ATOM}entry")
     error = _error_entry(entries)
     if error is not None:
-        raise PermanentError(f"arXiv reported an error: {error}")
+        raise QueryRefused(f"arXiv reported an error: {error}")
     return int(total_text), entries
 
 
@@ -277,13 +284,14 @@ def _error_entry(entries: list[ET.Element]) -> str | None:
     return None
 
 
-def _error_message(body: bytes, status: int) -> str:
-    """What a non-200 answer says: arXiv's error entry if the body is a safe Atom error feed."""
+def _refusal(body: bytes, status: int) -> PermanentError:
+    """What a non-200 answer says: arXiv's error entry (the query is wrong) if the body is a safe
+    Atom error feed, else just the status."""
     try:
         message = _error_entry(parse_xml(body).findall(f"{ATOM}entry"))
     except (TransientError, PermanentError):
         message = None
     if message:
-        return f"arXiv reported an error (HTTP {status}): {message}"
+        return QueryRefused(f"arXiv reported an error (HTTP {status}): {message}")
     hint = " (is fetch.arxiv_api / ARXIV_API_URL right?)" if status == 404 else ""
-    return f"HTTP {status}{hint}"
+    return PermanentError(f"HTTP {status}{hint}")

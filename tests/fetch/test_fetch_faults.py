@@ -13,7 +13,7 @@ import re
 import pytest
 from atomgen import corpus, entry_xml, feed_xml
 from fakearxiv import Corpus, Glitch, Reply, Script
-from fetchkit import JANE, cache_path, hazard, hazard_names, seed_cache
+from fetchkit import JANE, cache_path, hazard, hazard_names, run_cli, seed_cache
 
 from generator import cache
 from generator.errors import SiteError
@@ -131,6 +131,34 @@ def test_a_persistent_total_zero_page_fails_the_source_instead_of_truncating(arx
     (result,) = fetch_site(config).results
     assert "start=10 reports totalResults 0 where the first page reported 12" in (result.error or "")
     assert not cache_path(config).exists() and len(s.hits) == 3
+
+
+def test_a_refused_query_names_the_author_file_not_an_outage(arxiv_server, site) -> None:
+    """Issue 15, item 4: HTTP 400 with arXiv's Error entry is a mistake in the author file."""
+    payload, meta = hazard("error-entry-400.xml")
+    s = arxiv_server(Script(Reply(payload, status=400)))
+    author = "name: Jane Doe\nsources:\n  - arxiv: 'id:abc'\n"
+    config = site(s.url, {"jane-doe": author}, retries=2, delay=0.05)
+    before = seed_cache(config, previous_records())
+    (result,) = fetch_site(config).results
+    assert result.refused and len(s.hits) == 1 and cache_path(config).read_bytes() == before
+    assert result.error == ("content/authors/jane-doe.yaml:3: arXiv 'id:abc' could not be fetched: the query was "
+                            "refused: arXiv reported an error (HTTP 400): incorrect id format for abc; "
+                            "fix the query there")
+
+    strict = run_cli(config.root, "fetch", "--strict", env={"ARXIV_API_URL": s.url})
+    assert strict.returncode == 3 and cache_path(config).read_bytes() == before
+    assert "content/authors/jane-doe.yaml:3: arXiv 'id:abc' could not be fetched: the query was refused" \
+        in strict.stderr
+    assert "incorrect id format for abc" in strict.stderr and "fix the refused queries" in strict.stderr
+    assert "upstream unavailable" not in strict.stderr and "again later" not in strict.stderr
+
+
+def test_an_outage_is_still_not_called_a_refusal(arxiv_server, site) -> None:
+    s = arxiv_server(Script(Reply(b"Bad Request", status=400, content_type="text/plain")))
+    config = site(s.url, retries=1, delay=0.05)
+    (result,) = fetch_site(config).results
+    assert result.error == "HTTP 400" and not result.refused
 
 
 def test_shrink_is_refused(arxiv_server, site) -> None:
