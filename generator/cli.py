@@ -127,9 +127,12 @@ def fetch(ctx: click.Context, strict: bool, authors: tuple[str, ...]) -> None:
         names = ", ".join(sorted({r.slug for r in report.failed}))
         message = (f"{len(report.failed)} source(s) could not be fetched ({names}); "
                    "their cached records were kept as they were")
+        refused = [r.error for r in report.failed if r.refused]
+        if refused:
+            message += ": " + "; ".join(refused)
         if strict:
-            raise SiteError(message, hint="upstream unavailable; run 'authorsite fetch' again later",
-                            exit_code=3)
+            raise SiteError(message, hint="fix the refused queries in the files named above" if refused else
+                            "upstream unavailable; run 'authorsite fetch' again later", exit_code=3)
         log.warning("%s; the build will use the cache", message)
 
 

@@ -47,6 +47,7 @@ class SourceResult:
     records: int = 0           # in the cache after this run
     written: bool = False
     error: str | None = None
+    refused: bool = False      # the API refused the query as written: a mistake in the author file
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,10 +115,16 @@ def _fetch_source(config: SiteConfig, slug: str, source: ArxivSource | FeedSourc
         else:
             fetched = feed.fetch_feed(http, source, cached.records if cached else ()).records
     except FetchError as exc:
-        log.warning("%s: %s could not be fetched: %s; kept %s as it was (the build uses it)",
-                    slug, label, exc.message, rel if cached else "no cache")
-        return SourceResult(slug, label, rel, http.requests - before,
-                            records=len(cached.records) if cached else 0, error=str(exc.reason))
+        error = str(exc.reason)
+        if exc.refused:          # not an outage: name the file and line to fix
+            author = next(a for a in config.authors if a.slug == slug)
+            error = (f"{author.path}:{source.line}: {label} could not be fetched: the query was refused: "
+                     f"{exc.reason}; fix the query there")
+        log.warning("%s: %s; kept %s as it was (the build uses it)", slug,
+                    error if exc.refused else f"{label} could not be fetched: {exc.message}",
+                    rel if cached else "no cache")
+        return SourceResult(slug, label, rel, http.requests - before, records=len(cached.records) if cached else 0,
+                            error=error, refused=exc.refused)
     merged, new, updated = merge_fetched(cached.records if cached else (), fetched)
     description = cache.source_description(source)
     written = False

@@ -1,8 +1,6 @@
-"""Whether a response body may be believed at all, before any parser sees it. Pure.
+"""Whether a response body may be believed at all, and the one safe parse of it. Pure.
 
-The order matters. feedparser falls back to a loose parser when the strict one fails,
-and that loose parser expands a "safe" internal entity without limit (a 63 kB feed
-took 458 MB); checking ``bozo`` afterwards is too late. So, before parsing:
+The order matters. Before any parser runs, the body is checked as bytes and text:
 
 1. a non-empty body ('Rate exceeded.' is recognised as throttling, an HTML page as an
    error page: both transient);
@@ -12,18 +10,26 @@ took 458 MB); checking ``bozo`` afterwards is too late. So, before parsing:
 3. no C0 control characters (XML forbids them; they also let a UTF-16 body without a
    BOM pass the UTF-8 decode with a NUL between every letter, hiding ``<!DOCTYPE``);
 4. no ``<!DOCTYPE`` or ``<!ENTITY`` anywhere (arXiv never sends one): refused as hostile.
+   Refusing before parsing matters for feedparser, whose loose fallback parser expands
+   a "safe" internal entity without limit (a 63 kB feed took 458 MB); checking its
+   ``bozo`` afterwards is too late.
 
-Only then does feedparser run, as a second, independent gate (``bozo`` 0, the feed
-version expected). After these checks no parser can meet an entity declaration, so
-``xml.etree.ElementTree`` (which the arXiv source uses to read the fields) is safe too.
+Then there is exactly one parse. ``parse_xml`` (arXiv pages) builds an ElementTree with
+``defusedxml``, which refuses any DTD, entity declaration or external reference inside
+the parser as well: the text check above is not the only gate, and no later change to
+it can let an entity reach expat. ``parse_checked`` (generic ``feed:`` sources, which
+come in a dozen RSS/Atom dialects) is feedparser with ``bozo`` 0 and a known version.
 """
 
 from __future__ import annotations
 
 import io
 import re
+import xml.etree.ElementTree as ET
 from typing import Any
 
+import defusedxml
+import defusedxml.ElementTree as SafeET
 import feedparser
 
 from generator.sources.http import PermanentError, TransientError
@@ -32,6 +38,7 @@ _C0 = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _DECL_ENCODING = re.compile(r"""\A<\?xml[^>]*?\bencoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
 _HTML = re.compile(r"<html[\s>]|<!doctype\s+html", re.I)
 _DTD = re.compile(r"<!\s*(DOCTYPE|ENTITY)", re.I)
+HOSTILE = "response declares a DOCTYPE or ENTITY (never sent by arXiv or sane feeds)"
 
 
 def decode_xml(body: bytes) -> str:
@@ -54,14 +61,29 @@ def decode_xml(body: bytes) -> str:
     if _HTML.search(text[:2048]):
         raise TransientError(f"an HTML page instead of a feed: {_html_title(text)!r}")
     if _DTD.search(text):
-        raise PermanentError("response declares a DOCTYPE or ENTITY (never sent by arXiv or sane feeds); "
-                             "refused before parsing (entity expansion attack)")
+        raise PermanentError(f"{HOSTILE}; refused before parsing (entity expansion attack)")
     declared = _DECL_ENCODING.match(text.lstrip())
     if declared and declared.group(1).lower().replace("_", "-") not in ("utf-8", "utf8"):
         raise TransientError(f"response declares encoding {declared.group(1)!r}; only UTF-8 is accepted")
     if not text.lstrip().startswith("<"):
         raise TransientError(f"response is not XML: starts with {text.strip()[:60]!r}")
     return text
+
+
+def parse_xml(body: bytes) -> ET.Element:
+    """The root element of a body that passes ``decode_xml``, parsed once by defusedxml.
+
+    A malformed document (truncated, mismatched tags, an undefined entity such as
+    ``&nbsp;``) is transient; a DTD, entity or external reference is hostile even if it
+    slipped past the text check (``defusedxml`` raises before expat would act on it).
+    """
+    decode_xml(body)
+    try:
+        return SafeET.fromstring(body, forbid_dtd=True, forbid_entities=True, forbid_external=True)
+    except defusedxml.DefusedXmlException as exc:
+        raise PermanentError(f"{HOSTILE}; refused by the parser ({type(exc).__name__})") from None
+    except ET.ParseError as exc:
+        raise TransientError(f"malformed XML ({exc})") from None
 
 
 def parse_checked(body: bytes, versions: tuple[str, ...]) -> Any:  # noqa: ANN401 - feedparser's dict

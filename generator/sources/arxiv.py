@@ -1,24 +1,29 @@
 """The arXiv API source: query paging, strict acceptance, and entries -> ``Record``.
 
-Parsing: feedparser is the *acceptance gate* only (bozo 0, Atom 1.0); the fields are
-read with ``xml.etree.ElementTree``, for three reasons: feedparser collapses the
+Parsing: each page is parsed once, by ``accept.parse_xml`` (the body checks, then a
+defusedxml ElementTree that refuses DTDs and entities inside the parser too), and the
+acceptance checks that need structure run on that same tree: the root must be Atom
+1.0's ``<feed>``, ``opensearch:totalResults`` an integer, and no entry an arXiv error
+entry. feedparser is not used for arXiv (it stays for generic feeds): it collapses the
 ``arxiv:affiliation`` of all authors of an entry into one value (the last), it
 silently shifts impossible dates (2025-02-30 -> 2025-03-02) where we want them
-missing, and a namespace-aware tree reads both of arXiv's response layouts (legacy
-and 2025+) the same way. ElementTree is safe here because ``accept.decode_xml`` has
-already refused any DOCTYPE or ENTITY declaration, so only XML's five predefined
-entities can occur.
+missing, and as a mere gate it cost a second parse of every page, slower than all
+the rest of ``parse_page`` (see the commit that removed it for the timings). A
+namespace-aware tree reads both of arXiv's response layouts (legacy and 2025+) the
+same way.
 
 Links are never taken from the feed: the model rebuilds the abstract, PDF and DOI
 links from the validated id and DOI. Entries whose id is not an arXiv id are
-skipped with a warning; an error entry (``…/api/errors#…``) is arXiv telling us the
-query is wrong, and is reported with arXiv's own message instead of becoming a paper
-called "Error".
+skipped with a warning; an error entry (``…/api/errors#…``, with HTTP 400 or 200) is
+arXiv telling us the query is wrong: ``QueryRefused``, reported with arXiv's own message
+and the author file, instead of becoming a paper called "Error" or an "outage".
 
 Paging follows arXiv's advice: sorted by last update (newest first), ``start`` and
-``max_results``, stop at ``totalResults``; an empty or short page in the middle, or a
-total smaller than what the cache already holds for the query, is suspicious and
-retried (it is a known transient failure of the API). With a cache, paging stops at
+``max_results``, stop at ``totalResults``. The first page's total governs the whole
+query: a later page that is empty, short, or reports another total, and a total
+smaller than what the cache already holds for the query, are suspicious and retried
+(known transient failures of the API; one answers start=10 with an empty feed saying
+totalResults 0, which would otherwise end the query silently). With a cache, paging stops at
 the first page whose records are all cached at the same version, so an update with
 nothing new costs one request.
 """
@@ -37,8 +42,15 @@ from generator import ids
 from generator.config import ArxivSource, FetchPolicy
 from generator.errors import SiteError
 from generator.model import Person, Record
-from generator.sources.accept import decode_xml, parse_checked
-from generator.sources.http import HttpClient, PermanentError, Response, TransientError, is_arxiv_host
+from generator.sources.accept import parse_xml
+from generator.sources.http import (
+    HttpClient,
+    PermanentError,
+    QueryRefused,
+    Response,
+    TransientError,
+    is_arxiv_host,
+)
 from generator.sources.text import (
     ABSTRACT_CAP,
     ET_AL,
@@ -109,14 +121,16 @@ def fetch_query(client: HttpClient, endpoint: str, source: ArxivSource, policy: 
     known = {r.key: r.version for r in cached}
     limit = policy.max_results
     found: dict[str, Record] = {}
-    start, pages, total = 0, 0, 0
+    start, pages = 0, 0
+    total: int | None = None         # the first page's totalResults governs the whole query
     complete = True
     while True:
         size = min(policy.page_size, limit - start)
         url = query_url(endpoint, source.query, start, size)
-        page = client.get(url, functools.partial(accept_page, start=start, size=size, cached=len(known)))
+        page = client.get(url, functools.partial(accept_page, start=start, size=size, cached=len(known),
+                                                 total=total))
         pages += 1
-        total = page.total
+        total = page.total if total is None else total
         for w in page.warnings:
             log.warning("%s: %s", url, w)
         for rec in page.records:
@@ -127,15 +141,26 @@ def fetch_query(client: HttpClient, endpoint: str, source: ArxivSource, policy: 
         if known and all(r.key in known and known[r.key] == r.version for r in page.records):
             complete = False
             break
+    assert total is not None         # set by the first page
     if total > limit and complete:
         log.warning("arXiv query %r matches %d records; only the newest %d are kept (fetch.max_results); "
                     "narrow the query or raise max_results", source.query, total, limit)
     return QueryResult(records=tuple(found.values()), total=total, pages=pages, complete=complete)
 
 
-def accept_page(response: Response, *, start: int, size: int, cached: int = 0) -> ArxivPage:
-    """``parse_page`` plus the paging checks: empty, short, or smaller than the cache -> retry."""
+def accept_page(response: Response, *, start: int, size: int, cached: int = 0,
+                total: int | None = None) -> ArxivPage:
+    """``parse_page`` plus the paging checks: empty, short, smaller than the cache -> retry.
+
+    ``total`` is the first page's totalResults, given for every later page: it governs
+    the whole query, so a later page that reports another total (arXiv's glitch answers
+    a valid offset with an empty feed saying 0) is retried rather than ending the query
+    early and silently.
+    """
     page = parse_page(response.body, status=response.status)
+    if total is not None and page.total != total:
+        raise TransientError(f"page at start={start} reports totalResults {page.total} where the first page "
+                             f"reported {total} (a known transient failure of arXiv's API)")
     if page.total < cached:
         raise TransientError(f"arXiv reports {page.total} results but the cache holds {cached} for this "
                              f"query (a known transient failure; if it is real, delete the cache file)")
@@ -153,22 +178,8 @@ def accept_page(response: Response, *, start: int, size: int, cached: int = 0) -
 def parse_page(body: bytes, *, status: int = 200, taxonomy: Taxonomy | None = None) -> ArxivPage:
     """Accept or refuse one API response, then normalise its entries. Pure: bytes in, page out."""
     if status != 200:
-        raise PermanentError(_error_message(body, status))
-    text = decode_xml(body)
-    parse_checked(body, ("atom10",))
-    try:
-        root = ET.fromstring(text)
-    except ET.ParseError as exc:
-        raise TransientError(f"malformed XML ({exc})") from None
-    if root.tag != f"{ATOM}feed":
-        raise TransientError(f"not an Atom feed (root element {root.tag!r})")
-    total_text = (root.findtext(f"{OPENSEARCH}totalResults") or "").strip()
-    if not total_text.isdigit():
-        raise TransientError(f"no integer opensearch:totalResults (found {total_text[:40]!r})")
-    entries = root.findall(f"{ATOM}entry")
-    error = _error_entry(entries)
-    if error is not None:
-        raise PermanentError(f"arXiv reported an error: {error}")
+        raise _refusal(body, status)
+    total, entries = _accepted_feed(parse_xml(body))
     tax = taxonomy or load_taxonomy()
     records: list[Record] = []
     warnings: list[str] = []
@@ -177,7 +188,22 @@ def parse_page(body: bytes, *, status: int = 200, taxonomy: Taxonomy | None = No
         warnings.extend(notes)
         if rec is not None:
             records.append(rec)
-    return ArxivPage(total=int(total_text), entries=len(entries), records=tuple(records), warnings=tuple(warnings))
+    return ArxivPage(total=total, entries=len(entries), records=tuple(records), warnings=tuple(warnings))
+
+
+def _accepted_feed(root: ET.Element) -> tuple[int, list[ET.Element]]:
+    """(totalResults, entries) of a parsed page that is an arXiv answer; else why it is not."""
+    if root.tag != f"{ATOM}feed":
+        raise TransientError(f"not an atom10 feed: the root element is {root.tag[:120]!r}, where arXiv "
+                             f"answers with Atom 1.0's {ATOM}feed")
+    total_text = (root.findtext(f"{OPENSEARCH}totalResults") or "").strip()
+    if not total_text.isdigit():
+        raise TransientError(f"no integer opensearch:totalResults (found {total_text[:40]!r})")
+    entries = root.findall(f"{ATOM}entry")
+    error = _error_entry(entries)
+    if error is not None:
+        raise QueryRefused(f"arXiv reported an error: {error}")
+    return int(total_text), entries
 
 
 def normalize_entry(entry: ET.Element, tax: Taxonomy, order: int = 0) -> tuple[Record | None, list[str]]:
@@ -258,14 +284,14 @@ def _error_entry(entries: list[ET.Element]) -> str | None:
     return None
 
 
-def _error_message(body: bytes, status: int) -> str:
-    """What a non-200 answer says: arXiv's error entry if the body is a safe Atom error feed."""
+def _refusal(body: bytes, status: int) -> PermanentError:
+    """What a non-200 answer says: arXiv's error entry (the query is wrong) if the body is a safe
+    Atom error feed, else just the status."""
     try:
-        root = ET.fromstring(decode_xml(body))
-        message = _error_entry(root.findall(f"{ATOM}entry"))
-    except (TransientError, PermanentError, ET.ParseError):
+        message = _error_entry(parse_xml(body).findall(f"{ATOM}entry"))
+    except (TransientError, PermanentError):
         message = None
     if message:
-        return f"arXiv reported an error (HTTP {status}): {message}"
+        return QueryRefused(f"arXiv reported an error (HTTP {status}): {message}")
     hint = " (is fetch.arxiv_api / ARXIV_API_URL right?)" if status == 404 else ""
-    return f"HTTP {status}{hint}"
+    return PermanentError(f"HTTP {status}{hint}")

@@ -65,13 +65,19 @@ class PermanentError(Exception):
         self.reason = reason
 
 
+class QueryRefused(PermanentError):
+    """The server refused the request as written (arXiv's error entry): the source's query is wrong."""
+
+
 class FetchError(SiteError):
     """A source could not be fetched after the retries; its cache is left as it was."""
 
-    def __init__(self, url: str, reason: str, attempts: int, hint: str | None = None) -> None:
+    def __init__(self, url: str, reason: str, attempts: int, hint: str | None = None,
+                 refused: bool = False) -> None:
         self.url = url
         self.reason = reason
         self.attempts = attempts
+        self.refused = refused       # a QueryRefused: fix the author file, fetching again will not help
         tries = f" after {attempts} attempt{'s' if attempts != 1 else ''}"
         super().__init__(f"{url}: {reason}{tries}", hint=hint, exit_code=EXIT_UPSTREAM)
 
@@ -176,7 +182,9 @@ class HttpClient:
                     raise PermanentError(f"HTTP {response.status}")
                 return value
             except PermanentError as exc:
-                raise FetchError(url, exc.reason, attempts, hint=_hint(exc.reason)) from None
+                refused = isinstance(exc, QueryRefused)
+                hint = "fix the query in the author file; the cached records were kept" if refused else None
+                raise FetchError(url, exc.reason, attempts, hint=hint or _hint(exc.reason), refused=refused) from None
             except TransientError as exc:
                 if attempts > self.policy.retries:
                     raise FetchError(url, exc.reason, attempts, hint=_hint(exc.reason, exc.throttled)) from None

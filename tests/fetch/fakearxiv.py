@@ -84,6 +84,22 @@ class Corpus:
         return Reply(feed_xml(self.entries[start:start + size], total=total, start=start, per_page=size))
 
 
+class Glitch:
+    """Another responder, except that the first ``times`` requests at offset ``start`` get ``reply``
+    (arXiv's transient empty or short page in the middle of a query)."""
+
+    def __init__(self, inner: Responder, start: int, reply: Reply, times: int = 1) -> None:
+        self.inner, self.start, self.reply, self.left = inner, start, reply, times
+        self.lock = threading.Lock()
+
+    def __call__(self, path: str, params: dict[str, str]) -> Reply:
+        with self.lock:
+            if int(params.get("start", "0")) == self.start and self.left > 0:
+                self.left -= 1
+                return self.reply
+        return self.inner(path, params)
+
+
 class FakeArxiv:
     def __init__(self, responder: Responder) -> None:
         self.responder = responder

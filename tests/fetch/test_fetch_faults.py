@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 
 import pytest
 from atomgen import corpus, entry_xml, feed_xml
-from fakearxiv import Corpus, Reply, Script
-from fetchkit import JANE, cache_path, hazard, hazard_names, seed_cache
+from fakearxiv import Corpus, Glitch, Reply, Script
+from fetchkit import JANE, cache_path, hazard, hazard_names, run_cli, seed_cache
 
 from generator import cache
 from generator.errors import SiteError
 from generator.fetch import fetch_site, merge_fetched
-from generator.sources import arxiv
+from generator.sources import accept, arxiv
 
 PREVIOUS = corpus(3)
 
@@ -39,6 +40,35 @@ def test_hazard_leaves_the_cache_byte_identical(arxiv_server, site, caplog, name
     assert result.error and meta["message"] in result.error
     assert len(s.hits) == (2 if meta["retried"] else 1)
     assert any("could not be fetched" in r.getMessage() and "kept" in r.getMessage() for r in caplog.records)
+
+
+def _hostile_page(kind: str, trap: str) -> bytes:
+    """An arXiv page whose DTD is a billion laughs, or points at ``trap`` (a second fake server)."""
+    good = feed_xml([entry_xml("2401.01234", title="&x;" if kind != "external-dtd" else "T")], total=1).decode()
+    head, rest = good.split("\n", 1)
+    dtd = {"billion-laughs": '<!DOCTYPE feed [<!ENTITY a "ha"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">'
+                             '<!ENTITY x "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>',
+           "external-entity": f'<!DOCTYPE feed [<!ENTITY x SYSTEM "{trap}/entity">]>',
+           "external-dtd": f'<!DOCTYPE feed SYSTEM "{trap}/evil.dtd">'}[kind]
+    return f"{head}\n{dtd}\n{rest}".encode()
+
+
+@pytest.mark.parametrize("gate", ["text-check", "parser-only"])
+@pytest.mark.parametrize("kind", ["billion-laughs", "external-entity", "external-dtd"])
+def test_hostile_arxiv_page_is_refused_and_nothing_is_fetched_from_it(arxiv_server, site, monkeypatch,
+                                                                       kind: str, gate: str) -> None:
+    """Refused once (never retried), the cache unchanged, no request to the URLs in its DTD; also
+    with the text check switched off, so the defused parser alone must refuse it."""
+    if gate == "parser-only":
+        monkeypatch.setattr(accept, "_DTD", re.compile(r"(?!)"))
+    trap = arxiv_server(Script(Reply(b'<!ENTITY x "pwned">', content_type="application/xml-dtd")))
+    s = arxiv_server(Script(Reply(_hostile_page(kind, trap.url.rsplit("/api/", 1)[0]))))
+    config = site(s.url, retries=2, delay=0.05)
+    before = seed_cache(config, previous_records())
+    (result,) = fetch_site(config).results
+    assert "DOCTYPE or ENTITY" in (result.error or "")
+    assert ("refused by the parser" in result.error) == (gate == "parser-only")
+    assert len(s.hits) == 1 and trap.hits == [] and cache_path(config).read_bytes() == before
 
 
 def test_transient_fault_then_success_updates_the_cache(arxiv_server, site) -> None:
@@ -73,6 +103,62 @@ def test_short_page_is_retried_and_a_persistent_one_keeps_the_cache(arxiv_server
     before = seed_cache(config2, previous_records())
     (result2,) = fetch_site(config2).results
     assert "short page" in (result2.error or "") and cache_path(config2).read_bytes() == before
+
+
+# Issue 15, item 1: the first page's totalResults governs the whole query.
+GLITCHES = {
+    "empty, total 0": Reply(feed_xml([], total=0, start=10)),
+    "short, same total": Reply(feed_xml(corpus(12)[10:11], total=12, start=10)),
+    "full for another total": Reply(feed_xml(corpus(12)[10:11], total=11, start=10)),
+}
+
+
+@pytest.mark.parametrize("glitch", GLITCHES)
+def test_a_later_page_is_judged_by_the_first_pages_total(arxiv_server, site, glitch: str) -> None:
+    """12 results, pages of 10: a bad answer at start=10 is retried, and the fetch gets all 12."""
+    s = arxiv_server(Glitch(Corpus(corpus(12)), start=10, reply=GLITCHES[glitch]))
+    config = site(s.url, retries=1, delay=0.05, page_size=10)
+    (result,) = fetch_site(config).results
+    assert result.error is None and result.records == 12
+    assert len(cache.read_entry(cache_path(config)).records) == 12
+    assert [h.params["start"] for h in s.hits] == ["0", "10", "10"]
+
+
+def test_a_persistent_total_zero_page_fails_the_source_instead_of_truncating(arxiv_server, site) -> None:
+    """Before: 10 of 12 cached, no warning, and later fetches stopped at the known first page for ever."""
+    s = arxiv_server(Glitch(Corpus(corpus(12)), start=10, reply=GLITCHES["empty, total 0"], times=99))
+    config = site(s.url, retries=1, delay=0.05, page_size=10)
+    (result,) = fetch_site(config).results
+    assert "start=10 reports totalResults 0 where the first page reported 12" in (result.error or "")
+    assert not cache_path(config).exists() and len(s.hits) == 3
+
+
+def test_a_refused_query_names_the_author_file_not_an_outage(arxiv_server, site) -> None:
+    """Issue 15, item 4: HTTP 400 with arXiv's Error entry is a mistake in the author file."""
+    payload, meta = hazard("error-entry-400.xml")
+    s = arxiv_server(Script(Reply(payload, status=400)))
+    author = "name: Jane Doe\nsources:\n  - arxiv: 'id:abc'\n"
+    config = site(s.url, {"jane-doe": author}, retries=2, delay=0.05)
+    before = seed_cache(config, previous_records())
+    (result,) = fetch_site(config).results
+    assert result.refused and len(s.hits) == 1 and cache_path(config).read_bytes() == before
+    assert result.error == ("content/authors/jane-doe.yaml:3: arXiv 'id:abc' could not be fetched: the query was "
+                            "refused: arXiv reported an error (HTTP 400): incorrect id format for abc; "
+                            "fix the query there")
+
+    strict = run_cli(config.root, "fetch", "--strict", env={"ARXIV_API_URL": s.url})
+    assert strict.returncode == 3 and cache_path(config).read_bytes() == before
+    assert "content/authors/jane-doe.yaml:3: arXiv 'id:abc' could not be fetched: the query was refused" \
+        in strict.stderr
+    assert "incorrect id format for abc" in strict.stderr and "fix the refused queries" in strict.stderr
+    assert "upstream unavailable" not in strict.stderr and "again later" not in strict.stderr
+
+
+def test_an_outage_is_still_not_called_a_refusal(arxiv_server, site) -> None:
+    s = arxiv_server(Script(Reply(b"Bad Request", status=400, content_type="text/plain")))
+    config = site(s.url, retries=1, delay=0.05)
+    (result,) = fetch_site(config).results
+    assert result.error == "HTTP 400" and not result.refused
 
 
 def test_shrink_is_refused(arxiv_server, site) -> None:

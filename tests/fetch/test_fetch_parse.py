@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import hashlib
+import re
 
 import feedparser
 import pytest
 from atomgen import entry_xml, feed_xml
 from fetchkit import FIXTURES, HAZARDS, SAMPLE_2019, SAMPLE_2026, hazard, hazard_names
 
-from generator.sources import arxiv
-from generator.sources.accept import decode_xml
+from generator.sources import accept, arxiv
+from generator.sources.accept import decode_xml, parse_xml
 from generator.sources.feed import html_to_text, parse_feed
 from generator.sources.http import PermanentError, Response, TransientError
 from generator.sources.text import clean_text, utc_iso
@@ -111,6 +112,67 @@ def test_utf16_quadratic_bomb_is_refused_before_parsing() -> None:
     for body in (text.encode("utf-16"), text.encode("utf-16-le"), text.encode("utf-16-be")):
         with pytest.raises(TransientError, match="UTF-8|control character"):
             decode_xml(body)
+
+
+# ----------------------------------------------------------------------------- one parse: every check still caught
+
+GOOD = feed_xml([entry_xml("2401.01234")], total=1)
+ERROR_FEED = feed_xml([entry_xml("x", raw_id="https://arxiv.org/api/errors#incorrect_id_format_for_abc",
+                                 title="Error", summary="incorrect id format for abc")], total=1)
+REFUSALS = [  # (what, body, status, error class, words of the message)
+    ("HTML page with status 200", b"<!DOCTYPE html><html><title>Oops</title></html>", 200, TransientError, "HTML page"),
+    ("'Rate exceeded.' with 200", b"Rate exceeded.", 200, TransientError, "throttled"),
+    ("empty body", b"", 200, TransientError, "empty response body"),
+    ("root is an entry", hazard("wrong-root.xml")[0], 200, TransientError, "not an atom10 feed"),
+    ("RSS 2.0", b"<rss version='2.0'><channel><title>x</title></channel></rss>", 200, TransientError, "not an atom10"),
+    ("Atom 0.3", b"<feed version='0.3' xmlns='http://purl.org/atom/ns#'><title>x</title></feed>", 200, TransientError,
+     "not an atom10"),
+    ("no totalResults", GOOD.replace(b"<opensearch:totalResults>1</opensearch:totalResults>", b""), 200,
+     TransientError, "opensearch:totalResults"),
+    ("totalResults not an integer", feed_xml([], total_text="many"), 200, TransientError, "opensearch:totalResults"),
+    ("error entry with 200", ERROR_FEED, 200, PermanentError, "arXiv reported an error: incorrect id format for abc"),
+    ("error entry with 400", ERROR_FEED, 400, PermanentError, "(HTTP 400): incorrect id format for abc"),
+    ("HTTP 404 with no feed", b"Not Found", 404, PermanentError, "HTTP 404 (is fetch.arxiv_api"),
+    ("Latin-1 bytes", GOOD.replace(b"Jane Doe", "Jané Doe".encode("latin-1")), 200, TransientError, "not valid UTF-8"),
+    ("UTF-16 with a BOM", GOOD.decode().replace("UTF-8", "UTF-16").encode("utf-16"), 200, TransientError, "UTF-8"),
+    ("declared ISO-8859-1", GOOD.replace(b"encoding='UTF-8'", b"encoding='ISO-8859-1'"), 200, TransientError,
+     "declares encoding"),
+    ("undefined entity", GOOD.replace(b"A title", b"A&nbsp;title"), 200, TransientError, "malformed XML"),
+    ("truncated", GOOD[:-40], 200, TransientError, "malformed XML"),
+]
+
+
+@pytest.mark.parametrize("what, body, status, error, words", REFUSALS, ids=[r[0] for r in REFUSALS])
+def test_each_acceptance_check_is_made_on_the_one_parse(what, body, status, error, words) -> None:
+    with pytest.raises(error) as info:
+        arxiv.parse_page(body, status=status)
+    assert words in info.value.reason
+    assert ("Rate" not in what) or info.value.throttled
+
+
+def test_a_utf8_bom_is_fine_and_the_tree_is_elementtree() -> None:
+    assert [r.arxiv_id for r in arxiv.parse_page(b"\xef\xbb\xbf" + GOOD).records] == ["2401.01234"]
+    assert parse_xml(GOOD).tag == f"{arxiv.ATOM}feed"
+
+
+HOSTILE = ["billion-laughs.xml", "quadratic-blowup.xml", "external-entity.xml", "external-dtd.xml",
+           "parameter-entity.xml"]
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_hostile_pages_are_refused_before_parsing(name: str) -> None:
+    with pytest.raises(PermanentError, match="DOCTYPE or ENTITY.*refused before parsing"):
+        arxiv.parse_page(hazard(name)[0])
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_the_parser_refuses_them_too_if_the_text_check_missed_them(name: str, monkeypatch) -> None:
+    """Defence in depth: with the text check disabled, defusedxml still refuses every DTD and entity."""
+    monkeypatch.setattr(accept, "_DTD", re.compile(r"(?!)"))    # a pattern that never matches
+    body = hazard(name)[0]
+    assert decode_xml(body)                                      # the first gate is really off
+    with pytest.raises(PermanentError, match="DOCTYPE or ENTITY.*refused by the parser"):
+        arxiv.parse_page(body)
 
 
 # ----------------------------------------------------------------------------- normalisation of entries
