@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 
 
 class ArxivKind:
-    key = "arxiv"
-    config_type = ArxivSource
+    key: str = "arxiv"
+    config_type: type = ArxivSource
 
     @property
     def schema(self) -> Mapping[str, Any]:

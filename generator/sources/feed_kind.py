@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 
 
 class FeedKind:
-    key = "feed"
-    config_type = FeedSource
+    key: str = "feed"
+    config_type: type = FeedSource
 
     @property
     def schema(self) -> Mapping[str, Any]:

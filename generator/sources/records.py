@@ -20,8 +20,8 @@ TYPED_IN = "typed in"
 
 
 class RecordsKind:
-    key = "records"
-    config_type = RecordsSource
+    key: str = "records"
+    config_type: type = RecordsSource
 
     @property
     def schema(self) -> Mapping[str, Any]:
