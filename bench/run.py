@@ -74,14 +74,14 @@ SEARCH_SNIPPET = """
 import sys, time
 from pathlib import Path
 from generator.assemble import assemble
-from generator.build import read_caches
+from generator.store import read_all
 from generator.config import load_site
 from generator.parallel import default_workers
 from generator.search import build_index, plan_shards
 from generator.taxonomy import load_taxonomy
 site, root = Path(sys.argv[1]), Path(sys.argv[4])
 config = load_site(root)
-model = assemble(config, read_caches(config)[0], load_taxonomy())  # untimed
+model = assemble(config, read_all(config), load_taxonomy())  # untimed
 shards = plan_shards([a.slug for a in model.authors], [p.name for p in model.pages])
 t0 = time.perf_counter()
 build_index(site, model, shards, default_workers())

@@ -1,4 +1,4 @@
-"""Assemble the site model from configuration and cached records. Pure: no I/O.
+"""Assemble the site model from configuration and the cache store. Pure: no I/O.
 
 Per author: typed-in records, plus fetched records that pass the author's filters;
 merged when they are the same work (same arXiv id, same DOI, or same normalised
@@ -11,22 +11,19 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter, defaultdict
-from typing import Iterable, Mapping
+from typing import Iterable
 
-from generator.cache import CacheEntry
-from generator.config import ArxivSource, AuthorConfig, FeedSource, RecordsSource, SiteConfig
+from generator.config import AuthorConfig, SiteConfig
 from generator.filters import decide, normalize_name
 from generator.markup import markdown_to_html
 from generator.model import Author, Page, Record, SiteModel, Subject, title_digest
+from generator.sources.registry import kind_of
+from generator.store import Store
 from generator.taxonomy import Taxonomy
 
-# For each author slug: the cache entry of each fetched source, in the order of `sources`
-# (None where nothing is cached yet).
-CachedSources = Mapping[str, tuple[CacheEntry | None, ...]]
 
-
-def assemble(config: SiteConfig, cached: CachedSources, taxonomy: Taxonomy) -> SiteModel:
-    authors = tuple(_assemble_author(a, cached.get(a.slug, ()), taxonomy) for a in config.authors)
+def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy) -> SiteModel:
+    authors = tuple(_assemble_author(a, store, taxonomy) for a in config.authors)
     record_authors: dict[str, list[str]] = defaultdict(list)
     for a in authors:
         for r in a.records:
@@ -48,22 +45,17 @@ def assemble(config: SiteConfig, cached: CachedSources, taxonomy: Taxonomy) -> S
     )
 
 
-def kept_records(author: AuthorConfig, entries: Iterable[CacheEntry | None]) -> list[Record]:
+def kept_records(author: AuthorConfig, store: Store) -> list[Record]:
     """Typed-in records and the fetched ones the filters keep, before merging."""
     out: list[Record] = []
-    fetched = iter(entries)
     for source in author.sources:
-        if isinstance(source, RecordsSource):
-            out.extend(source.records)
+        kind = kind_of(source)
+        records = kind.records(source, store.entry(author.slug, source))
+        if kind.cache_key(source) is None:      # typed in: always kept
+            out.extend(records)
             continue
-        entry = next(fetched, None)
-        if entry is None:
-            continue
-        cats = source.categories if isinstance(source, ArxivSource) else ()
-        label = source.label if isinstance(source, FeedSource) else None
-        for r in entry.records:
-            if decide(author, r, cats).kept:
-                out.append(dataclasses.replace(r, source=label) if label and r.source != label else r)
+        cats = kind.categories(source)
+        out.extend(r for r in records if decide(author, r, cats).kept)
     return out
 
 
@@ -120,8 +112,8 @@ def sort_newest_first(records: Iterable[Record]) -> list[Record]:
     return out
 
 
-def _assemble_author(a: AuthorConfig, entries: tuple[CacheEntry | None, ...], tax: Taxonomy) -> Author:
-    records = sort_newest_first(merge_records(kept_records(a, entries)))
+def _assemble_author(a: AuthorConfig, store: Store, tax: Taxonomy) -> Author:
+    records = sort_newest_first(merge_records(kept_records(a, store)))
     subj = Counter(code for r in records for code in r.subjects[:1])
     years = Counter(r.year for r in records if r.year)
     return Author(

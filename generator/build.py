@@ -14,15 +14,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from typing import TYPE_CHECKING
-
 from generator import incremental
 from generator.errors import SiteError
 from generator.yamlfile import read_yaml
-
-if TYPE_CHECKING:
-    from generator.assemble import CachedSources
-    from generator.config import SiteConfig
 
 # The rest of the pipeline (Jinja, Markdown, LaTeX, the model) is imported inside _build,
 # after the 'nothing changed' check: a rebuild with nothing to do is mostly import time.
@@ -57,39 +51,6 @@ def _target(root: Path, out_dir: Path | None) -> Path | None:
         return (root / str(name or "output")).resolve()
     except (SiteError, OSError, ValueError):
         return None
-
-
-def read_caches(config: SiteConfig) -> tuple[CachedSources, list[str], list[str]]:
-    """Every author's cached fetched sources; warnings for unusable cache files, and notes
-    for sources never fetched yet (a normal state for a new author, or a site offline)."""
-    from generator import cache
-    from generator.config import ArxivSource, FeedSource
-
-    out: dict[str, tuple[cache.CacheEntry | None, ...]] = {}
-    warnings: list[str] = []
-    missing: list[str] = []
-    shared: dict[object, object] = {}   # equal values read once (see Record.from_json)
-    for a in config.authors:
-        entries: list[cache.CacheEntry | None] = []
-        for source in a.sources:
-            if not isinstance(source, (ArxivSource, FeedSource)):
-                continue
-            path = cache.cache_file(config.cache_path, a.slug, source)
-            assert path is not None
-            what = f"arXiv query {source.query!r}" if isinstance(source, ArxivSource) else f"feed {source.url}"
-            rel = path.relative_to(config.root).as_posix()
-            if not path.is_file():
-                missing.append(f"{a.path}: no cached records yet for {what}; run 'authorsite fetch' "
-                               f"(building from the other sources)")
-                entries.append(None)
-                continue
-            try:
-                entries.append(cache.read_entry(path, shared))
-            except ValueError as exc:
-                warnings.append(f"{rel}: {exc}; ignoring it until the next good fetch")
-                entries.append(None)
-        out[a.slug] = tuple(entries)
-    return out, warnings, missing
 
 
 def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = None,
@@ -136,6 +97,7 @@ def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool,
     from generator.parallel import check_unique, default_workers, run_tasks
     from generator.render import plan_tasks
     from generator.search import indexed_records, plan_shards, shard_tasks
+    from generator.store import read_all
     from generator.taxonomy import load_taxonomy
     from generator.themes import make_environment, static_dirs
 
@@ -146,14 +108,14 @@ def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool,
                         hint="add one with 'authorsite new-author NAME'")
     taxonomy = load_taxonomy()
     stage("load config")
-    cached, warnings, missing = read_caches(config)
+    store = read_all(config)
     stage("read cache")
-    warnings += missing
+    warnings = [*store.warnings, *store.notes]
     for w in warnings:
         log.warning("%s", w)
     if strict and warnings:
         raise SiteError(f"{len(warnings)} warning(s) and --strict is on", hint="see the warnings above")
-    site = assemble(config, cached, taxonomy)
+    site = assemble(config, store, taxonomy)
     log.info("assembled %d authors, %d subjects", len(site.authors), len(site.subjects))
     stage("assemble")
     env = make_environment(config.root, config.theme)

@@ -5,22 +5,22 @@ order, so a scheduled fetch shows new papers as a readable diff. Each file holds
 its format version, the source it came from (query or URL) and when it was
 fetched. Writes go through a temporary file in the same folder and ``os.replace``,
 so a crash leaves either the old file or the new one, never half of one.
-A file that cannot be read (truncated, wrong format) is treated as missing with a
-warning: it must never take the whole build down.
+This module is the write side and the format; ``store`` is the one reader that the
+build, fetch, review and check use, with one policy for a file that cannot be read.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Mapping
 
-from generator.config import ArxivSource, FeedSource, Source
+from generator.config import Source
 from generator.model import Record
+from generator.sources.registry import kind_of
 
 FORMAT = 1
 
@@ -36,19 +36,12 @@ class CacheEntry:
 
 def source_key(source: Source) -> str | None:
     """The file stem for a fetched source (None for typed-in records, which need no cache)."""
-    if isinstance(source, ArxivSource):
-        return "arxiv-" + hashlib.sha1(source.query.encode()).hexdigest()[:10]
-    if isinstance(source, FeedSource):
-        return "feed-" + hashlib.sha1(source.url.encode()).hexdigest()[:10]
-    return None
+    return kind_of(source).cache_key(source)
 
 
 def source_description(source: Source) -> dict[str, Any]:
-    if isinstance(source, ArxivSource):
-        return {"type": "arxiv", "query": source.query}
-    if isinstance(source, FeedSource):
-        return {"type": "feed", "url": source.url, "label": source.label}
-    return {"type": "records"}
+    """What the cache file of ``source`` stores as its ``source``."""
+    return kind_of(source).description(source)
 
 
 def cache_file(cache_dir: Path, slug: str, source: Source) -> Path | None:
@@ -56,9 +49,10 @@ def cache_file(cache_dir: Path, slug: str, source: Source) -> Path | None:
     return cache_dir / slug / f"{key}.json" if key else None
 
 
-def read_entry(path: Path, shared: dict[Any, Any] | None = None) -> CacheEntry:
+def read_entry(path: Path,
+               make_record: Callable[[Mapping[str, Any], int], Record] = Record.from_json) -> CacheEntry:
     """Read one cache file; raise ``ValueError`` with a reason if it is not usable.
-    ``shared``: see ``Record.from_json``."""
+    ``make_record(json, order)`` turns each record's JSON into a ``Record``."""
     try:
         data = json.loads(path.read_bytes().decode("utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -66,7 +60,7 @@ def read_entry(path: Path, shared: dict[Any, Any] | None = None) -> CacheEntry:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"cache format {data.get('format') if isinstance(data, dict) else '?'} is not {FORMAT}")
     try:
-        records = tuple(Record.from_json(r, order=i, shared=shared) for i, r in enumerate(data["records"]))
+        records = tuple(make_record(r, i) for i, r in enumerate(data["records"]))
     except (KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"malformed record in cache file ({exc!r})") from exc
     return CacheEntry(source=data.get("source") or {}, fetched_at=str(data.get("fetched_at") or ""),

@@ -5,11 +5,11 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from generator.build import read_caches
 from generator.config import load_site
 from generator.errors import SiteError
 from generator.linkcheck import check_links
 from generator.lint import lint
+from generator.store import read_all
 from generator.taxonomy import load_taxonomy
 
 
@@ -22,11 +22,11 @@ def run_check(root: Path) -> tuple[list[str], list[str]]:
         config = load_site(root)
     except SiteError as exc:
         return [str(p) for p in exc.problems] or [str(exc)], []
-    cached, warnings, missing = read_caches(config)
-    for note in missing:
+    store = read_all(config)
+    for note in store.notes:
         log.info("note: %s", note)
     problems: list[str] = []
-    warnings.extend(lint(config, cached, load_taxonomy()))
+    warnings = [*store.warnings, *lint(config, store, load_taxonomy())]
     out = config.output_path
     if (out / "index.html").is_file():
         problems.extend(str(b) for b in check_links(out, config.base_url))

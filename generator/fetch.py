@@ -10,7 +10,8 @@ uses the cache. ``fetch --strict`` turns such a run into exit status 3.
 A file whose records did not change is not rewritten at all, so ``fetched_at`` is
 the time its content last changed and a scheduled fetch with nothing new leaves
 the committed cache (and the git history) untouched. A missing or unreadable cache
-file is simply a first fetch.
+file is simply a first fetch. The cache is read through ``store`` (the same reader
+and warnings as the build); each kind's own fetching is ``SourceKind.fetch``.
 
 All sources share one ``HttpClient``: the delay between requests holds across
 authors, and there is never more than one connection.
@@ -26,12 +27,13 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from generator import cache
-from generator.config import ArxivSource, FeedSource, SiteConfig
+from generator.config import AuthorConfig, SiteConfig, Source
 from generator.errors import SiteError
 from generator.model import Record
 from generator.output import EXIT_OUTPUT, build_lock
-from generator.sources import arxiv, feed
-from generator.sources.http import ClientPolicy, FetchError, HttpClient, check_polite
+from generator.sources.http import ClientPolicy, FetchError, HttpClient
+from generator.sources.registry import FetchContext, kind_of
+from generator.store import Store, read_all
 
 log = logging.getLogger(__name__)
 
@@ -67,66 +69,63 @@ def fetch_site(config: SiteConfig, *, only: Sequence[str] = (), environ: Mapping
                client: HttpClient | None = None,
                now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> FetchReport:
     """Fetch every fetched source of every author (or of the ``only`` slugs) into the cache."""
-    endpoint = arxiv.endpoint_url(config.fetch, os.environ if environ is None else environ)
+    env = os.environ if environ is None else environ
     authors = [a for a in config.authors if not only or a.slug in only]
     policy = config.fetch
     for a in authors:   # refuse an impolite setting before the first request, not half-way
         for s in a.sources:
-            if isinstance(s, ArxivSource):
-                check_polite(endpoint, policy.delay_seconds)
-            elif isinstance(s, FeedSource):
-                check_polite(s.url, policy.delay_seconds, where=a.path)
+            kind_of(s).check(s, policy, env, a.path)
     own = client is None
     http = client or HttpClient(
         ClientPolicy(delay_seconds=policy.delay_seconds, timeout_seconds=policy.timeout_seconds,
                      retries=policy.retries, retry_after_cap=policy.retry_after_cap),
         contact=config.contact)
-    results: list[SourceResult] = []
     try:
         # One fetch at a time per site; then temporary files of a killed earlier run can go.
         with build_lock(config.root, "fetch"):
             for stale in cache.remove_stale_temps(config.cache_path):
                 log.info("removed %s (left by an interrupted fetch)", _rel(stale, config.root))
-            for a in authors:
-                for source in a.sources:
-                    if isinstance(source, (ArxivSource, FeedSource)):
-                        res = _fetch_source(config, a.slug, source, http, endpoint, now)
-                        results.append(res)
-                        _log_result(res)
+            return FetchReport(_fetch_authors(config, authors, FetchContext(http, policy, env), now))
     finally:
         if own:
             http.close()
-    return FetchReport(tuple(results))
 
 
-def _fetch_source(config: SiteConfig, slug: str, source: ArxivSource | FeedSource, http: HttpClient,
-                  endpoint: str, now: Callable[[], datetime]) -> SourceResult:
+def _fetch_authors(config: SiteConfig, authors: Sequence[AuthorConfig], context: FetchContext,
+                   now: Callable[[], datetime]) -> tuple[SourceResult, ...]:
+    store = read_all(config, {a.slug for a in authors})
+    for warning in store.warnings:   # an unreadable file is a first fetch
+        log.warning("%s", warning)
+    results: list[SourceResult] = []
+    for a in authors:
+        for source in a.sources:
+            if kind_of(source).cache_key(source) is None:
+                continue
+            res, store = _fetch_source(config, a.slug, source, context, store, now)
+            results.append(res)
+            _log_result(res)
+    return tuple(results)
+
+
+def _fetch_source(config: SiteConfig, slug: str, source: Source, context: FetchContext, store: Store,
+                  now: Callable[[], datetime]) -> tuple[SourceResult, Store]:
+    """Fetch one source, merge into its cache entry, write it; the store then holds what was written."""
+    kind = kind_of(source)
     path = cache.cache_file(config.cache_path, slug, source)
     assert path is not None
     rel = _rel(path, config.root)
-    label = f"arXiv {source.query!r}" if isinstance(source, ArxivSource) else f"feed {source.url}"
+    label = kind.label(source)
     log.info("%s: fetching %s", slug, label)
-    cached = _read_cache(path, rel)
+    cached = store.entry(slug, source)
+    old = cached.records if cached else ()
+    http = context.client
     before = http.requests
     try:
-        if isinstance(source, ArxivSource):
-            fetched: Sequence[Record] = arxiv.fetch_query(
-                http, endpoint, source, config.fetch, cached.records if cached else ()).records
-        else:
-            fetched = feed.fetch_feed(http, source, cached.records if cached else ()).records
+        fetched: Sequence[Record] = kind.fetch(source, context, old) or ()
     except FetchError as exc:
-        error = str(exc.reason)
-        if exc.refused:          # not an outage: name the file and line to fix
-            author = next(a for a in config.authors if a.slug == slug)
-            error = (f"{author.path}:{source.line}: {label} could not be fetched: the query was refused: "
-                     f"{exc.reason}; fix the query there")
-        log.warning("%s: %s; kept %s as it was (the build uses it)", slug,
-                    error if exc.refused else f"{label} could not be fetched: {exc.message}",
-                    rel if cached else "no cache")
-        return SourceResult(slug, label, rel, http.requests - before, records=len(cached.records) if cached else 0,
-                            error=error, refused=exc.refused)
-    merged, new, updated = merge_fetched(cached.records if cached else (), fetched)
-    description = cache.source_description(source)
+        return _failed(config, slug, source, label, rel, exc, http.requests - before, old, cached is not None), store
+    merged, new, updated = merge_fetched(old, fetched)
+    description = kind.description(source)
     written = False
     if cached is None or new or updated or cached.source != description:
         entry = cache.CacheEntry(source=description, fetched_at=now().strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -137,8 +136,24 @@ def _fetch_source(config: SiteConfig, slug: str, source: ArxivSource | FeedSourc
             raise SiteError(f"cannot write the cache file: {exc.strerror or exc}", path=rel,
                             hint="the previous cache file was left as it was; free space or fix permissions "
                                  "and fetch again", exit_code=EXIT_OUTPUT) from exc
+        store = store.with_entry(slug, source, entry)
     return SourceResult(slug, label, rel, http.requests - before, new=new, updated=updated,
-                        records=len(merged), written=written)
+                        records=len(merged), written=written), store
+
+
+def _failed(config: SiteConfig, slug: str, source: Source, label: str, rel: str, exc: FetchError, requests: int,
+            old: Sequence[Record], had_cache: bool) -> SourceResult:
+    """A source that could not be fetched: its cache is kept as it was. A query the upstream
+    refused is not an outage: the message names the author file and line to fix."""
+    error = str(exc.reason)
+    if exc.refused:
+        author = next(a for a in config.authors if a.slug == slug)
+        error = (f"{author.path}:{source.line}: {label} could not be fetched: the query was refused: "
+                 f"{exc.reason}; fix the query there")
+    log.warning("%s: %s; kept %s as it was (the build uses it)", slug,
+                error if exc.refused else f"{label} could not be fetched: {exc.message}",
+                rel if had_cache else "no cache")
+    return SourceResult(slug, label, rel, requests, records=len(old), error=error, refused=exc.refused)
 
 
 def merge_fetched(cached: Sequence[Record], fetched: Sequence[Record]) -> tuple[tuple[Record, ...], int, int]:
@@ -162,16 +177,6 @@ def merge_fetched(cached: Sequence[Record], fetched: Sequence[Record]) -> tuple[
             continue
         by_key[r.key] = r
     return tuple(sorted(by_key.values(), key=lambda r: r.key)), new, updated
-
-
-def _read_cache(path: Path, rel: str) -> cache.CacheEntry | None:
-    if not path.is_file():
-        return None
-    try:
-        return cache.read_entry(path)
-    except ValueError as exc:
-        log.warning("%s: %s; fetching it afresh", rel, exc)
-        return None
 
 
 def _rel(path: Path, root: Path) -> str:

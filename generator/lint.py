@@ -1,6 +1,6 @@
 """Data-quality lint for ``authorsite check``: problems a user can read and fix.
 
-Pure: works on the loaded configuration and cache entries. Each finding names the
+Pure: works on the loaded configuration and the cache store. Each finding names the
 author file (and the record) and says what to do.
 """
 
@@ -9,9 +9,11 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from generator.assemble import CachedSources, kept_records
-from generator.config import ArxivSource, FeedSource, RecordsSource, SiteConfig
+from generator.assemble import kept_records
+from generator.config import AuthorConfig, SiteConfig
 from generator.model import title_digest
+from generator.sources.registry import kind_of
+from generator.store import Store
 from generator.taxonomy import Taxonomy
 
 _MATH = re.compile(r"(?<!\\)\$")
@@ -28,14 +30,25 @@ def _unbalanced_math(text: str) -> bool:
     return depth != 0
 
 
-def lint(config: SiteConfig, cached: CachedSources, taxonomy: Taxonomy) -> list[str]:
+def _counts(a: AuthorConfig, store: Store) -> tuple[int, int, int]:
+    """(fetched sources, fetched records cached for them, typed-in records) of one author."""
+    sources = fetched = typed = 0
+    for s in a.sources:
+        kind = kind_of(s)
+        if kind.cache_key(s) is None:
+            typed += len(kind.records(s, None))
+        else:
+            sources += 1
+            entry = store.entry(a.slug, s)
+            fetched += len(entry.records) if entry else 0
+    return sources, fetched, typed
+
+
+def lint(config: SiteConfig, store: Store, taxonomy: Taxonomy) -> list[str]:
     findings: list[str] = []
     for a in config.authors:
-        entries = cached.get(a.slug, ())
-        records = kept_records(a, entries)
-        fetched = sum(len(e.records) for e in entries if e is not None)
-        fetched_sources = [s for s in a.sources if isinstance(s, (ArxivSource, FeedSource))]
-        typed = sum(len(s.records) for s in a.sources if isinstance(s, RecordsSource))
+        records = kept_records(a, store)
+        fetched_sources, fetched, typed = _counts(a, store)
         if fetched and len(records) == typed:
             findings.append(f"{a.path}: the filters drop all {fetched} fetched records; "
                             f"run 'authorsite review {a.slug}' to see which rule")

@@ -112,37 +112,21 @@ class Record:
         }
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any], order: int = 0, shared: dict[Any, Any] | None = None) -> "Record":
-        """``shared``, one dict for a whole load, makes records share equal values: a co-author
-        named on many records is then one object, not one per record (at 1,000 x 100, 550,000
-        people objects became about a tenth as many), and so are subject codes and lists, the
-        source, and the title and abstract of a record that several authors' caches hold."""
-        names = [(a["name"], tuple(a.get("affiliations") or ())) for a in d.get("authors") or ()]
-        subjects = tuple(d.get("subjects") or ())
-        title, abstract, source = d["title"], d.get("abstract") or "", d.get("source") or "arXiv"
-        primary = d.get("primary_subject")
-        if shared is None:
-            people = tuple(Person(*n) for n in names)
-        else:  # keyed by plain tuples: their hash is C, a dataclass's is Python
-            people = tuple([shared.get(n) or shared.setdefault(n, Person(*n)) for n in names])
-            subjects = tuple([shared.setdefault(c, c) for c in subjects])
-            subjects = shared.setdefault(subjects, subjects)
-            title, abstract, source = shared.setdefault(title, title), shared.setdefault(abstract, abstract), \
-                shared.setdefault(source, source)
-            primary = shared.setdefault(primary, primary)
+    def from_json(cls, d: Mapping[str, Any], order: int = 0) -> "Record":
+        """The inverse of ``to_json``; ``order`` is the record's position in its source."""
         return cls(
             key=d["key"],
-            title=title,
+            title=d["title"],
             year=d.get("year"),
-            source=source,
+            source=d.get("source") or "arXiv",
             arxiv_id=d.get("arxiv_id"),
             version=d.get("version"),
-            authors=people,
-            abstract=abstract,
+            authors=tuple(Person(a["name"], tuple(a.get("affiliations") or ())) for a in d.get("authors") or ()),
+            abstract=d.get("abstract") or "",
             published=d.get("published"),
             updated=d.get("updated"),
-            primary_subject=primary,
-            subjects=subjects,
+            primary_subject=d.get("primary_subject"),
+            subjects=tuple(d.get("subjects") or ()),
             other_terms=tuple(d.get("other_terms") or ()),
             doi=d.get("doi"),
             journal_ref=d.get("journal_ref"),

@@ -4,23 +4,28 @@ Name disambiguation is done by hand: the maintainer reads this list, then adds i
 to ``include``/``exclude`` or tightens the filters. Every cached record of each
 fetched source is shown with the verdict and the rule of ``filters.decide`` (the
 same function the build uses, so the list cannot disagree with the site); typed-in
-records are always kept. Reading the cache only: no network.
+records are always kept. Reading the cache only (through ``store``, with the same
+warning as the build for a file it cannot read): no network.
 """
 
 from __future__ import annotations
 
 import difflib
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 from generator import cache
-from generator.config import ArxivSource, AuthorConfig, FeedSource, RecordsSource, SiteConfig
+from generator.config import AuthorConfig, SiteConfig, Source
 from generator.errors import SiteError
 from generator.filters import Verdict, decide
 from generator.model import Record
+from generator.sources.records import TYPED_IN
+from generator.sources.registry import kind_of
+from generator.store import Store, read_all
 
-TYPED_IN = "typed in"
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,30 +63,27 @@ def review_author(config: SiteConfig, slug: str) -> AuthorReview:
         guess = f"did you mean '{close[0]}'? " if close else ""
         raise SiteError(f"no author '{slug}' in content/authors/",
                         hint=f"{guess}authors: {', '.join(known) or 'none'}")
-    entries: list[tuple[str, str, cache.CacheEntry | None, str]] = []
-    for source in author.sources:
-        if isinstance(source, (ArxivSource, FeedSource)):
-            path = cache.cache_file(config.cache_path, slug, source)
-            assert path is not None
-            entry, status = _read(path)
-            entries.append((_rel(path, config.root), _label(source), entry, status))
-    return AuthorReview(author, review_sources(author, entries))
+    store = read_all(config, (slug,))
+    for warning in store.warnings:
+        log.warning("%s", warning)
+    return AuthorReview(author, review_sources(config, author, store))
 
 
-def review_sources(author: AuthorConfig,
-                   entries: Sequence[tuple[str, str, cache.CacheEntry | None, str]]) -> tuple[SourceReview, ...]:
-    """Pure: judge the cached entries (path, label, entry, status), one per fetched source, in order."""
+def review_sources(config: SiteConfig, author: AuthorConfig, store: Store) -> tuple[SourceReview, ...]:
+    """Pure: judge the records of every source of the author, in the order of the author file."""
     out: list[SourceReview] = []
-    fetched = iter(entries)
     for source in author.sources:
-        if isinstance(source, RecordsSource):
-            out.append(SourceReview(TYPED_IN, None, TYPED_IN,
-                                    tuple(Verdict(r, True, TYPED_IN) for r in source.records)))
+        kind = kind_of(source)
+        records = kind.records(source, store.entry(author.slug, source))
+        path = cache.cache_file(config.cache_path, author.slug, source)
+        if path is None:
+            out.append(SourceReview(kind.review_text(source), None, TYPED_IN,
+                                    tuple(Verdict(r, True, TYPED_IN) for r in records)))
             continue
-        path, label, entry, status = next(fetched)
-        cats = source.categories if isinstance(source, ArxivSource) else ()
-        records = _newest_first(entry.records) if entry else []
-        out.append(SourceReview(label, path, status, tuple(decide(author, r, cats) for r in records)))
+        cats = kind.categories(source)
+        verdicts = tuple(decide(author, r, cats) for r in _newest_first(records))
+        out.append(SourceReview(kind.review_text(source), _rel(path, config.root),
+                                _status(store, author.slug, source), verdicts))
     return tuple(out)
 
 
@@ -123,18 +125,12 @@ def _newest_first(records: Sequence[Record]) -> list[Record]:
     return out
 
 
-def _read(path: Path) -> tuple[cache.CacheEntry | None, str]:
-    if not path.is_file():
-        return None, "not fetched yet (run 'authorsite fetch')"
-    try:
-        entry = cache.read_entry(path)
-    except ValueError as exc:
-        return None, f"unreadable: {exc}"
-    return entry, f"fetched {entry.fetched_at or 'at an unknown time'}"
-
-
-def _label(source: ArxivSource | FeedSource) -> str:
-    return f"arXiv query {source.query!r}" if isinstance(source, ArxivSource) else f"feed {source.url}"
+def _status(store: Store, slug: str, source: Source) -> str:
+    entry = store.entry(slug, source)
+    if entry is not None:
+        return f"fetched {entry.fetched_at or 'at an unknown time'}"
+    problem = store.problem(slug, source)
+    return f"unreadable: {problem.reason}" if problem else "not fetched yet (run 'authorsite fetch')"
 
 
 def _rel(path: Path, root: Path) -> str:

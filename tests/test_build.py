@@ -26,7 +26,7 @@ import feedparser
 import pytest
 
 from generator.assemble import assemble
-from generator.build import read_caches
+from generator.store import read_all
 from generator.config import load_site
 from generator.latex import tex_to_html, tex_to_text
 from generator.linkcheck import check_links
@@ -73,8 +73,7 @@ def _seed_only(demo) -> bool:  # type: ignore[no-untyped-def]
 
 def _model(root: Path):  # type: ignore[no-untyped-def]
     config = load_site(root)
-    cached = read_caches(config)[0]
-    return assemble(config, cached, load_taxonomy())
+    return assemble(config, read_all(config), load_taxonomy())
 
 
 def test_seed_files_parse_as_expected() -> None:

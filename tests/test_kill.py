@@ -148,13 +148,13 @@ import sys
 from pathlib import Path
 from generator import search
 from generator.assemble import assemble
-from generator.build import read_caches
+from generator.store import read_all
 from generator.config import load_site
 from generator.taxonomy import load_taxonomy
 
 search.pagefind_binary = lambda: Path(sys.argv[2])
 config = load_site(Path(sys.argv[3]))
-site = assemble(config, read_caches(config)[0], load_taxonomy())
+site = assemble(config, read_all(config), load_taxonomy())
 staging = Path(sys.argv[1])
 staging.mkdir()
 search.build_index(staging, site, search.plan_shards([a.slug for a in site.authors], []), workers=1)

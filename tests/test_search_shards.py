@@ -95,7 +95,7 @@ def test_a_failed_build_stops_pagefind_and_leaves_no_scratch(tmp_path: Path, mon
 
     from generator import search
     from generator.assemble import assemble
-    from generator.build import read_caches
+    from generator.store import read_all
     from generator.config import load_site
     from generator.errors import SiteError
     from generator.parallel import run_tasks
@@ -108,7 +108,7 @@ def test_a_failed_build_stops_pagefind_and_leaves_no_scratch(tmp_path: Path, mon
     fake.chmod(0o755)
     monkeypatch.setattr(search, "pagefind_binary", lambda: fake)  # type: ignore[attr-defined]
     config = load_site(Path(__file__).resolve().parents[1])
-    site = assemble(config, read_caches(config)[0], load_taxonomy())
+    site = assemble(config, read_all(config), load_taxonomy())
 
     def boom() -> bytes:
         deadline = time.monotonic() + 10

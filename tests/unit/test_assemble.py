@@ -6,6 +6,7 @@ from pathlib import Path
 
 from generator.assemble import assemble, kept_records, merge_records, sort_newest_first
 from generator.cache import CacheEntry
+from generator.store import Store
 from generator.config import ArxivSource, AuthorConfig, Filters, RecordsSource, SiteConfig, title_digest
 from generator.model import Record
 from generator.taxonomy import load_taxonomy
@@ -110,7 +111,7 @@ def test_newest_first_uses_dates_within_a_year_and_puts_undated_last() -> None:
 
 def test_author_records_are_merged_and_sorted() -> None:
     a = author("ada", rec("Old", 2020, order=0), rec("New", 2024, order=1), rec("new", 2024, order=2))
-    [ada] = assemble(site(a), {}, load_taxonomy()).authors
+    [ada] = assemble(site(a), Store(), load_taxonomy()).authors
     assert [r.title for r in ada.records] == ["New", "Old"]
     assert ada.years == ((2024, 1), (2020, 1))
 
@@ -124,10 +125,12 @@ def test_fetched_records_go_through_include_exclude_and_categories() -> None:
         rec("Excluded", arxiv_id="2401.00003", subjects=("cs.DB",)),
         rec("Included anyway", arxiv_id="2401.00004", subjects=("physics.optics",)),
     ))
-    cfg = AuthorConfig(slug="bin", name="Bin", path="x", sources=(ArxivSource("au:Bin", ("cs.DB",)),),
+    source = ArxivSource("au:Bin", ("cs.DB",))
+    cfg = AuthorConfig(slug="bin", name="Bin", path="x", sources=(source,),
                        include=("2401.00004",), exclude=("2401.00003",), filters=Filters())
-    assert [r.title for r in kept_records(cfg, [fetched])] == ["Keep", "Included anyway"]
-    assert kept_records(cfg, [None]) == []
+    assert [r.title for r in kept_records(cfg, Store().with_entry("bin", source, fetched))] == ["Keep",
+                                                                                             "Included anyway"]
+    assert kept_records(cfg, Store()) == []
 
 
 # ----------------------------------------------------------------------------- subjects
@@ -137,7 +140,7 @@ def test_subject_index_across_authors() -> None:
     ada = author("ada", rec("Joint work", 2023, **shared), rec("Solo DB", 2025, subjects=("cs.DB",)),
                  rec("Physics", 2024, subjects=("hep-th",)))
     bob = author("bob", rec("Joint work", 2023, **shared), rec("Bob's ML", 2024, subjects=("cs.LG",)))
-    model = assemble(site(ada, bob), {}, load_taxonomy())
+    model = assemble(site(ada, bob), Store(), load_taxonomy())
     codes = [s.code for s in model.subjects]
     # Grouped in arXiv's order (Physics before Computer Science), then by code.
     assert codes == ["hep-th", "cs.DB", "cs.LG"]
@@ -157,19 +160,20 @@ def test_subject_index_across_authors() -> None:
 def test_subject_index_skips_codes_that_are_not_arxiv_categories() -> None:
     fetched = CacheEntry(source={}, fetched_at="", records=(
         rec("With MSC", arxiv_id="2401.00001", subjects=("math.AP", "35J20")),))
-    cfg = AuthorConfig(slug="m", name="M", path="x", sources=(ArxivSource("au:M"),))
-    model = assemble(site(cfg), {"m": (fetched,)}, load_taxonomy())
+    source = ArxivSource("au:M")
+    cfg = AuthorConfig(slug="m", name="M", path="x", sources=(source,))
+    model = assemble(site(cfg), Store().with_entry("m", source, fetched), load_taxonomy())
     assert [s.code for s in model.subjects] == ["math.AP"]
 
 
 def test_author_subjects_count_primary_subject_only() -> None:
     a = author("ada", rec("x", subjects=("cs.DB", "cs.LG")), rec("y", subjects=("cs.DB",)),
                rec("z", subjects=("cs.LG",)))
-    [ada] = assemble(site(a), {}, load_taxonomy()).authors
+    [ada] = assemble(site(a), Store(), load_taxonomy()).authors
     assert ada.subjects == (("cs.DB", 2), ("cs.LG", 1))
 
 
 def test_people_index_links_names_and_aliases() -> None:
     a = author("bin-cui", rec("x"), name="Bin Cui", aliases=("B. Cui",))
-    model = assemble(site(a), {}, load_taxonomy())
+    model = assemble(site(a), Store(), load_taxonomy())
     assert model.people == {"bin cui": "bin-cui", "b cui": "bin-cui"}

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from generator import fragments
 from generator.assemble import assemble
-from generator.build import read_caches
+from generator.store import read_all
 from generator.config import load_site
 from generator.model import Person, Record, SiteModel
 from generator.paths import SOURCE_THEME, builtin_theme_dir
@@ -27,8 +27,7 @@ NAMES = ("record_html", "record_brief", "feed_entry")
 def _demo_site() -> tuple[Path, SiteModel]:
     config = load_site(REPO)
     taxonomy = load_taxonomy()
-    cached, _, _ = read_caches(config)
-    return REPO, assemble(config, cached, taxonomy)
+    return REPO, assemble(config, read_all(config), taxonomy)
 
 
 def _both_ways(root: Path, site: SiteModel) -> tuple[dict, dict]:

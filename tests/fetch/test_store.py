@@ -1,0 +1,131 @@
+"""generator.store: the one reader of content/cache/, by key, with one policy for bad files.
+
+Real files and the real CLI: a cache file is found by (author, the source's cache key)
+whatever the order of the author's sources, and build, review, check and fetch print
+the same warning for a cache file they cannot read.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+from atomgen import entry_xml
+from fakearxiv import Corpus
+from fetchkit import run_cli, write_site
+
+from generator import cache
+from generator.assemble import assemble
+from generator.config import load_site
+from generator.model import Person, Record
+from generator.store import read_all
+from generator.taxonomy import load_taxonomy
+
+ARXIV = "  - arxiv: {query: 'au:\"Ada\"', categories: [cs.DB]}\n"
+FEED = "  - feed: {url: 'https://example.org/ada.xml', label: Blog}\n"
+TYPED = "  - records:\n      - {title: Typed in by hand, year: 2020, abstract: x, subjects: [cs.DB]}\n"
+ADA = Person("Ada Lovelace", ("Analytical Engines",))
+
+
+def _rec(arxiv_id: str, title: str, source: str = "arXiv") -> Record:
+    return Record(key=f"arxiv:{arxiv_id}", title=title, year=2024, source=source, arxiv_id=arxiv_id,
+                  authors=(ADA,), abstract="An abstract.", subjects=("cs.DB",), primary_subject="cs.DB")
+
+
+def _seed(root: Path) -> None:
+    """One cache file per fetched source of ada, each with its own records."""
+    config = load_site(root)
+    (author,) = config.authors
+    contents = {"arxiv": (_rec("2401.00001", "From the query"), _rec("2401.00002", "Also from the query")),
+                "feed": (_rec("2402.00003", "From the blog", "Blog"),)}
+    for source in author.sources:
+        description = cache.source_description(source)
+        if description["type"] in contents:
+            path = cache.cache_file(config.cache_path, "ada", source)
+            assert path is not None
+            cache.write_entry(path, cache.CacheEntry(description, "2026-01-01T00:00:00Z",
+                                                     contents[description["type"]]))
+
+
+def test_entries_are_found_by_key_whatever_the_order_of_the_sources(tmp_path: Path) -> None:
+    root = write_site(tmp_path / "site", {"ada": "name: Ada\nsources:\n" + ARXIV + FEED + TYPED})
+    _seed(root)
+    config = load_site(root)
+    store = read_all(config)
+    before = assemble(config, store, load_taxonomy())
+    for source in config.authors[0].sources:
+        entry = store.entry("ada", source)
+        assert entry is None or entry.source == cache.source_description(source)
+    assert len(store.entries) == 2 and not store.warnings and not store.notes
+
+    # the same sources, in the opposite order: every cache file still meets its own source
+    (root / "content/authors/ada.yaml").write_text("name: Ada\nsources:\n" + TYPED + FEED + ARXIV)
+    old_store, config = store, load_site(root)
+    store = read_all(config)
+    assert store.entries == old_store.entries     # keyed by (slug, cache key): the order is no part of it
+    feed, arxiv = (s for s in config.authors[0].sources if cache.source_key(s))
+    assert [r.title for r in store.entry("ada", feed).records] == ["From the blog"]        # type: ignore[union-attr]
+    assert [r.title for r in store.entry("ada", arxiv).records] == ["From the query",       # type: ignore[union-attr]
+                                                                    "Also from the query"]
+    after = assemble(config, store, load_taxonomy())
+    assert sorted(r.title for r in after.authors[0].records) == sorted(r.title for r in before.authors[0].records)
+    assert len(after.authors[0].records) == 4
+
+
+def test_equal_values_are_shared_across_files_and_records_equal_the_plain_reader(tmp_path: Path) -> None:
+    root = write_site(tmp_path / "site", {"ada": "name: Ada\nsources:\n" + ARXIV + FEED})
+    _seed(root)
+    config = load_site(root)
+    store = read_all(config)
+    records = [r for e in store.entries.values() for r in e.records]
+    people = {id(p) for r in records for p in r.authors}
+    assert len(records) == 3 and len(people) == 1            # one Person object for the co-author
+    for source in config.authors[0].sources:
+        path = cache.cache_file(config.cache_path, "ada", source)
+        assert path is not None
+        assert store.entry("ada", source).records == cache.read_entry(path).records   # type: ignore[union-attr]
+
+
+def test_never_fetched_sources_are_notes(tmp_path: Path) -> None:
+    root = write_site(tmp_path / "site", {"ada": "name: Ada\nsources:\n" + ARXIV + TYPED})
+    store = read_all(load_site(root))
+    assert store.notes == ("content/authors/ada.yaml: no cached records yet for arXiv query 'au:\"Ada\"'; "
+                           "run 'authorsite fetch' (building from the other sources)",)
+    assert not store.entries and not store.warnings
+
+
+def _warning_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if "ignoring it until the next good fetch" in line]
+
+
+def test_one_policy_for_an_unreadable_cache_file(arxiv_server, tmp_path: Path) -> None:
+    """build, review, check and fetch print the same warning, naming the file; the first three go on
+    without it, and the fetch replaces it."""
+    s = arxiv_server(Corpus([entry_xml("2401.01234", title="Fetched again", authors=("Ada",),
+                                       categories=("cs.DB",))]))
+    root = write_site(tmp_path / "site", {"ada": "name: Ada\nsources:\n" + ARXIV + TYPED}, api=s.url)
+    config = load_site(root)
+    path = cache.cache_file(config.cache_path, "ada", config.authors[0].sources[0])
+    assert path is not None
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b'{"format": 1, "records": [')
+    rel = path.relative_to(root).as_posix()
+
+    runs: dict[str, subprocess.CompletedProcess[str]] = {
+        "build": run_cli(root, "build"), "review": run_cli(root, "review", "ada"), "check": run_cli(root, "check")}
+    expected = None
+    for name, res in runs.items():
+        assert res.returncode == 0, (name, res.stderr)
+        (line,) = _warning_lines(res.stderr)
+        assert re.match(rf"^warning: {re.escape(rel)}: unreadable cache file \(", line), (name, line)
+        expected = expected or line
+        assert line == expected, name
+    assert "unreadable: unreadable cache file (" in runs["review"].stdout
+    assert "Typed in by hand" in (root / "output/authors/ada/index.html").read_text("utf-8")
+
+    fetched = run_cli(root, "fetch")
+    assert fetched.returncode == 0, fetched.stderr
+    assert _warning_lines(fetched.stderr) == [expected]
+    assert [r.title for r in cache.read_entry(path).records] == ["Fetched again"]
+    assert not _warning_lines(run_cli(root, "build").stderr)
