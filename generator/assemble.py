@@ -45,6 +45,7 @@ def assemble(config: SiteConfig, cached: CachedSources, taxonomy: Taxonomy) -> S
         language=config.language, authors=authors, subjects=_subjects(authors, taxonomy), pages=pages,
         record_authors={k: tuple(v) for k, v in record_authors.items()}, paginate=config.paginate,
         cname=config.cname, extra=config.extra, people=people,
+        feed_size=getattr(config, "feed_size", 50),
     )
 
 
