@@ -28,7 +28,7 @@ from generator.routes import Route, Urls
 from generator.search import plan_shards
 from generator.taxonomy import Taxonomy
 from generator.tasks import Task
-from generator.template_globals import entry_updated, template_globals
+from generator.template_globals import entry_updated, template_filters, template_globals
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +115,7 @@ def plan_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> 
     """Every file of the site as a task: pages, feeds, exports, the authors' index, sitemap,
     robots.txt, .nojekyll and CNAME; each names what it reads."""
     env.globals.update(template_globals(env, site, taxonomy))
+    env.filters.update(template_filters(env.globals))
     plans = plan_pages(site, taxonomy)
     tasks = [Task(p.rel_path, functools.partial(_render_bytes, env, p), p.group, p.weight,
                   tuple(p.context.values())) for p in plans]
