@@ -74,6 +74,8 @@ def test_data_json_is_a_small_index_of_the_authors(demo) -> None:  # noqa: ANN00
         assert set(a) == {"name", "slug", "records", "url", "publications", "feed"}
         page = (demo.out / f"authors/{a['slug']}/index.html").read_text()
         assert f"At least {a['records']} record" in page
-        for key, rel in (("url", "index.html"), ("publications", "publications.json"), ("feed", "feed.xml")):
-            assert a[key].startswith(base) and (demo.out / a[key][len(base):]).with_name(rel).is_file()
+        assert a["url"] == f"{base}authors/{a['slug']}/"
+        assert a["publications"] == a["url"] + "publications.json" and a["feed"] == a["url"] + "feed.xml"
+        for key in ("publications", "feed"):
+            assert (demo.out / a[key][len(base):]).is_file()
         assert len(json.loads((demo.out / a["publications"][len(base):]).read_text())) == a["records"]
