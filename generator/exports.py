@@ -1,8 +1,8 @@
-"""Machine-readable exports of an author's records: BibTeX, CSL-JSON, and the site's JSON.
+"""Machine-readable exports: an author's records as BibTeX and CSL-JSON, and the authors' index.
 
 Pure functions from the model to bytes. BibTeX keeps titles' TeX (its readers are
 LaTeX) but balances braces, since one stray ``{`` from a feed would swallow the rest
-of the file; CSL-JSON and the JSON export carry plain Unicode text.
+of the file; CSL-JSON carries plain Unicode text.
 
 BibTeX is formatted here rather than with bibtexparser's writer: its
 ``write_string`` deep-copies every entry (1.3 s of a 2 s render at 100 x 50 in the
@@ -16,10 +16,11 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from typing import Any, Iterator
+from typing import Any
 
 from generator.latex import tex_to_text
 from generator.model import Author, Record, SiteModel
+from generator.routes import Urls
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -133,24 +134,17 @@ def to_csl_json(author: Author) -> bytes:
     return _dumps([csl_item(r) for r in author.records])
 
 
-def site_json(site: SiteModel) -> Iterator[bytes]:
-    """The whole site's data, in pieces: authors with their record keys, and every record once
-    (the first author's copy), sorted by key.
-
-    Written to the file piece by piece: the whole of it (145 MB at 1,000 x 100) was the
-    largest thing a build held in memory."""
-    records: dict[str, Record] = {}
-    authors = []
-    for a in site.authors:
-        authors.append({"slug": a.slug, "name": a.name, "affiliation": a.affiliation,
-                        "links": [{"kind": link.kind, "url": link.url} for link in a.links],
-                        "records": [r.key for r in a.records]})
-        for r in a.records:
-            records.setdefault(r.key, r)
-    yield _dumps({"title": site.title, "authors": authors}, newline=False)[:-1] + b',"records":['
-    for i, key in enumerate(sorted(records)):
-        yield (b"," if i else b"") + _dumps(records[key].to_json(), newline=False)
-    yield b"]}\n"
+def authors_index(site: SiteModel) -> bytes:
+    """data.json: a small index of the authors, for scripts: each author's name, slug, number of
+    records and the URLs of their page, CSL-JSON export and feed. No records: those are in each
+    author's publications.json (the whole site's records in one file grew to 145 MB at
+    1,000 x 100, and duplicated every export)."""
+    urls = Urls(site.base_url)
+    authors = [{"name": a.name, "slug": a.slug, "records": len(a.records),
+                "url": urls.abs_url_for("author", a.slug),
+                "publications": urls.abs_url_for("author_csl", a.slug),
+                "feed": urls.abs_url_for("author_feed", a.slug)} for a in site.authors]
+    return _dumps({"title": site.title, "authors": authors})
 
 
 def _dumps(data: Any, newline: bool = True) -> bytes:  # noqa: ANN401

@@ -13,6 +13,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
+from generator.routes import file_of_url, url_of_file
+
 
 @dataclass(frozen=True, slots=True)
 class BrokenLink:
@@ -59,7 +61,7 @@ def check_links(out_dir: Path, base_url: str) -> list[BrokenLink]:
     broken: list[BrokenLink] = []
     for page, c in parsed.items():
         rel = page.relative_to(out_dir).as_posix()
-        page_url = origin + base_path + (rel[: -len("index.html")] if rel.endswith("index.html") else rel)
+        page_url = origin + base_path + url_of_file(rel)
         for link in c.links:
             target = urlsplit(urljoin(page_url, link))
             if f"{target.scheme}://{target.netloc}" != origin or target.scheme not in ("http", "https"):
@@ -68,9 +70,10 @@ def check_links(out_dir: Path, base_url: str) -> list[BrokenLink]:
             if not path.startswith(base_path):
                 broken.append(BrokenLink(rel, link, f"is outside the base path {base_path}"))
                 continue
-            file = out_dir / path[len(base_path):]
-            if path.endswith("/") or file.is_dir():
-                file = file / "index.html"
+            rel_url = path[len(base_path):]
+            if rel_url and not rel_url.endswith("/") and (out_dir / rel_url).is_dir():
+                rel_url += "/"   # a folder without its slash: servers redirect to the folder
+            file = out_dir / file_of_url(rel_url)
             if not file.is_file():
                 broken.append(BrokenLink(rel, link, "has no file"))
                 continue

@@ -1,11 +1,12 @@
-"""Plan the pages of a site and render each one. Pure given a Jinja environment.
+"""Plan the pages and files of a site and render each one. Pure given a Jinja environment.
 
-``plan_pages`` turns the site model into a list of ``PagePlan`` (output path,
-template, context); ``plan_tasks`` turns those and the exports into ``Task`` values
-(generator.tasks), each making the bytes of one file: pages are rendered whole in
-memory (a template error half-way must not leave a truncated page), data.json is
-written in pieces. The brief and feed entries of a record are rendered once per
-process and reused on every page that lists them (``_Fragment``).
+``plan_pages`` turns the site model into a list of ``PagePlan`` (route, template, context);
+``plan_tasks`` turns those, the exports and the static files into ``Task`` values
+(generator.tasks), each making the bytes of one file and naming exactly what it reads
+(``Task.reads``: a page's template context, an export's author). Pages are rendered whole
+in memory (a template error half-way must not leave a truncated page). Paths and URLs come
+from generator.routes; the templates' globals from generator.template_globals, where each
+record's partials are rendered once per process and reused on every page that lists them.
 """
 
 from __future__ import annotations
@@ -14,80 +15,82 @@ import functools
 import math
 import traceback
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
-from urllib.parse import urlsplit
+from typing import Any, Iterable
 
 import jinja2
-from markupsafe import Markup
 
+from generator import routes
 from generator.assemble import sort_newest_first
 from generator.errors import SiteError
-from generator import fragments
-from generator.exports import site_json, to_bibtex, to_csl_json
-from generator.filters import normalize_name
-from generator.latex import tex_to_html, tex_to_text
-from generator.search import plan_shards
+from generator.exports import authors_index, to_bibtex, to_csl_json
 from generator.model import Author, Record, SiteModel, Subject
+from generator.routes import Route, Urls
+from generator.search import plan_shards
 from generator.taxonomy import Taxonomy
 from generator.tasks import Task
+from generator.template_globals import entry_updated, template_filters, template_globals
 
 
 @dataclass(frozen=True, slots=True)
 class PagePlan:
-    rel_path: str            # posix path under the output root
+    route: Route
     template: str
-    context: dict[str, Any]
-    url_path: str = ""       # the page's address relative to the base ('' for the home page)
+    context: dict[str, Any]   # exactly what the page reads besides the site's settings (its Task.reads)
     in_sitemap: bool = True
-    group: str = "site"      # plans of one group share record fragments: render them in one process
-    weight: int = 1          # rough cost (records listed), for balancing processes
+    group: str = "site"       # plans of one group share record fragments: render them in one process
+    weight: int = 1           # rough cost (records listed), for balancing processes
+
+    @property
+    def rel_path(self) -> str:
+        return self.route.path
 
 
 def plan_pages(site: SiteModel, taxonomy: Taxonomy) -> list[PagePlan]:
-    plans = [PagePlan("index.html", "index.html", {"page_kind": "home"}, "")]
+    """Every page and feed of the site, in a stable order."""
+    plans = [PagePlan(routes.home(), "index.html", {"page_kind": "home", "authors": site.authors})]
     for a in site.authors:
-        path = f"authors/{a.slug}/"
-        group, weight = f"author:{a.slug}", len(a.records) + 1
-        plans.append(PagePlan(path + "index.html", a.template, {"page_kind": "author", "author": a}, path,
-                              group=group, weight=weight))
-        plans.append(_feed(path, f"{a.name} · {site.title}",
-                           f"Publications and source records attributed to {a.name}.", a.records, group))
-    plans.append(PagePlan("subjects/index.html", "subjects.html",
-                          {"page_kind": "subjects", "groups": _group_subjects(site.subjects, taxonomy)},
-                          "subjects/"))
+        plans += _author_pages(site, a)
+    plans.append(PagePlan(routes.subjects(), "subjects.html",
+                          {"page_kind": "subjects", "groups": _group_subjects(site.subjects, taxonomy)}))
     for s in site.subjects:
-        plans.extend(_subject_pages(s, site.paginate))
-        plans.append(_feed(f"subjects/{s.code}/", f"{s.name} ({s.code}) · {site.title}",
-                           f"Records in {s.name} by the profiled authors.", s.records[:FEED_SIZE],
+        plans += _subject_pages(s, site.paginate)
+        plans.append(_feed(routes.subject(s.code), f"{s.name} ({s.code}) · {site.title}",
+                           f"Records in {s.name} by the profiled authors.", s.records[:site.feed_size],
                            f"subject:{s.code}"))
     newest = sort_newest_first({r.key: r for a in site.authors for r in a.records}.values())
-    plans.append(_feed("", site.title, "New records of the profiled authors.", tuple(newest[:FEED_SIZE])))
-    bundles = [f"{shard.subdir}/" for shard in plan_shards([a.slug for a in site.authors],
-                                                          [p.name for p in site.pages])]
-    plans.append(PagePlan("search/index.html", "search.html", {"page_kind": "search", "bundles": bundles},
-                          "search/"))
-    for p in site.pages:
-        path = f"pages/{p.name}/"
-        plans.append(PagePlan(path + "index.html", "page.html", {"page_kind": "page", "page": p}, path))
-    plans.append(PagePlan("404.html", "404.html", {"page_kind": "404"}, "404.html", False))
+    plans.append(_feed(routes.home(), site.title, "New records of the profiled authors.",
+                       tuple(newest[:site.feed_size])))
+    bundles = [routes.search_bundle(shard.name).url
+               for shard in plan_shards([a.slug for a in site.authors], [p.name for p in site.pages])]
+    plans.append(PagePlan(routes.search(), "search.html", {"page_kind": "search", "bundles": bundles}))
+    plans += [PagePlan(routes.page(p.name), "page.html", {"page_kind": "page", "page": p}) for p in site.pages]
+    plans.append(PagePlan(routes.not_found(), "404.html", {"page_kind": "404"}, in_sitemap=False))
     return plans
+
+
+def _author_pages(site: SiteModel, a: Author) -> list[PagePlan]:
+    """An author's page and feed (the newest ``feed_size`` records)."""
+    group, weight = f"author:{a.slug}", len(a.records) + 1
+    page = PagePlan(routes.author(a.slug), a.template, {"page_kind": "author", "author": a}, group=group,
+                    weight=weight)
+    feed = _feed(page.route, f"{a.name} · {site.title}", f"Publications and source records attributed to {a.name}.",
+                 a.records[:site.feed_size], group)
+    return [page, feed]
 
 
 def _subject_pages(s: Subject, per_page: int) -> list[PagePlan]:
     count = max(1, math.ceil(len(s.records) / per_page))
-    base = f"subjects/{s.code}/"
     out = []
     for n in range(1, count + 1):
-        path = base if n == 1 else f"{base}page/{n}/"
         pager = {
             "number": n, "count": count,
-            "prev": None if n == 1 else (base if n == 2 else f"{base}page/{n - 1}/"),
-            "next": None if n == count else f"{base}page/{n + 1}/",
+            "prev": None if n == 1 else routes.subject(s.code, n - 1).url,
+            "next": None if n == count else routes.subject(s.code, n + 1).url,
             "first_index": (n - 1) * per_page + 1,
         }
         records = s.records[(n - 1) * per_page: n * per_page]
-        out.append(PagePlan(path + "index.html", "subject.html",
-                            {"page_kind": "subject", "subject": s, "records": records, "pager": pager}, path,
+        out.append(PagePlan(routes.subject(s.code, n), "subject.html",
+                            {"page_kind": "subject", "subject": s, "records": records, "pager": pager},
                             group=f"subject:{s.code}", weight=len(records) + 1))
     return out
 
@@ -100,42 +103,41 @@ def _group_subjects(subjects: Iterable[Subject], taxonomy: Taxonomy) -> list[dic
     return sorted(groups.values(), key=lambda g: (taxonomy.group_rank(g["code"]), g["name"]))
 
 
-FEED_SIZE = 100
-
-
-def _feed(path: str, title: str, subtitle: str, records: tuple[Record, ...], group: str = "site") -> PagePlan:
-    """An Atom feed at ``path``feed.xml for the page at ``path``; updated = newest record, not the clock."""
-    updated = max((_entry_updated(r) for r in records), default="1970-01-01T00:00:00Z")
-    ctx = {"page_kind": "feed", "feed_title": title, "feed_subtitle": subtitle, "alternate": path,
+def _feed(page: Route, title: str, subtitle: str, records: tuple[Record, ...], group: str = "site") -> PagePlan:
+    """The Atom feed of the page at ``page``; updated = newest record, not the clock."""
+    updated = max((entry_updated(r) for r in records), default="1970-01-01T00:00:00Z")
+    ctx = {"page_kind": "feed", "feed_title": title, "feed_subtitle": subtitle, "alternate": page.url,
            "records": records, "updated": updated}
-    return PagePlan(path + "feed.xml", "feed.xml", ctx, path + "feed.xml", False, group, len(records) + 1)
-
-
-def _entry_updated(r: Record) -> str:
-    return r.updated or r.published or f"{r.year or 1970}-01-01T00:00:00Z"
+    return PagePlan(routes.feed_of(page.url), "feed.xml", ctx, False, group, len(records) + 1)
 
 
 def plan_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> list[Task]:
-    """Every file of the site as a task: pages, feeds, exports, sitemap, robots.txt."""
-    helpers = _helpers(env, site, taxonomy)
-    env.globals.update(helpers)
+    """Every file of the site as a task: pages, feeds, exports, the authors' index, sitemap,
+    robots.txt, .nojekyll and CNAME; each names what it reads."""
+    env.globals.update(template_globals(env, site, taxonomy))
+    env.filters.update(template_filters(env.globals))
     plans = plan_pages(site, taxonomy)
-    tasks = [Task(p.rel_path, functools.partial(_render_bytes, env, p), p.group, p.weight) for p in plans]
+    tasks = [Task(p.rel_path, functools.partial(_render_bytes, env, p), p.group, p.weight,
+                  tuple(p.context.values())) for p in plans]
     for a in site.authors:
         group, weight = f"author:{a.slug}", len(a.records) // 2 + 1
-        tasks.append(Task(f"authors/{a.slug}/publications.bib", functools.partial(to_bibtex, a), group, weight))
-        tasks.append(Task(f"authors/{a.slug}/publications.json", functools.partial(to_csl_json, a), group, weight))
-    records = sum(len(a.records) for a in site.authors)
-    # measured at 1,000 x 100: data.json costs about as much per record as two thirds of an author page
-    tasks.append(Task("data.json", functools.partial(site_json, site), "data", records * 2 // 3 + 1))
-    sitemap = PagePlan("sitemap.xml", "sitemap.xml", {"urls": [p.url_path for p in plans if p.in_sitemap]})
-    tasks.append(Task("sitemap.xml", functools.partial(_render_bytes, env, sitemap)))
-    robots = f"User-agent: *\nAllow: /\nSitemap: {helpers['absurl']('sitemap.xml')}\n".encode("utf-8")
-    tasks.append(Task("robots.txt", functools.partial(bytes, robots)))
-    tasks.append(Task(".nojekyll", bytes))
+        tasks.append(Task(routes.author_bibtex(a.slug).path, functools.partial(to_bibtex, a), group, weight, (a,)))
+        tasks.append(Task(routes.author_csl(a.slug).path, functools.partial(to_csl_json, a), group, weight, (a,)))
+    index = tuple((a.slug, a.name, len(a.records)) for a in site.authors)
+    tasks.append(Task(routes.authors_index().path, functools.partial(authors_index, site), reads=(index,)))
+    urls = [p.route.url for p in plans if p.in_sitemap]
+    sitemap = PagePlan(routes.sitemap(), "sitemap.xml", {"urls": urls}, in_sitemap=False)
+    tasks.append(Task(sitemap.rel_path, functools.partial(_render_bytes, env, sitemap), reads=(urls,)))
+    return tasks + _static_tasks(site)
+
+
+def _static_tasks(site: SiteModel) -> list[Task]:
+    """Files whose bytes are known at planning: each reads its own content."""
+    robots = f"User-agent: *\nAllow: /\nSitemap: {Urls(site.base_url).abs_url_for('sitemap')}\n".encode("utf-8")
+    files = [(routes.robots(), robots), (routes.nojekyll(), b"")]
     if site.cname:
-        tasks.append(Task("CNAME", functools.partial(bytes, (site.cname + "\n").encode("ascii"))))
-    return tasks
+        files.append((routes.cname(), (site.cname + "\n").encode("ascii")))
+    return [Task(route.path, functools.partial(bytes, data), reads=(data,)) for route, data in files]
 
 
 def _render_bytes(env: jinja2.Environment, plan: PagePlan) -> bytes:
@@ -145,7 +147,7 @@ def _render_bytes(env: jinja2.Environment, plan: PagePlan) -> bytes:
 def _render(env: jinja2.Environment, plan: PagePlan) -> str:
     try:
         template = env.get_template(plan.template)
-        return template.render(plan.context, page_path=plan.url_path)
+        return template.render(plan.context, page_path=plan.route.url)
     except jinja2.TemplateSyntaxError as exc:
         raise SiteError(f"template syntax error: {exc.message}", path=exc.filename or exc.name,
                         line=exc.lineno) from exc
@@ -166,179 +168,3 @@ def _template_frame(exc: BaseException) -> tuple[str | None, int | None]:
         if frame.filename.endswith((".html", ".xml", ".txt")):
             found = (frame.filename, frame.lineno)
     return found
-
-
-def _helpers(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy,
-             fast_fragments: bool = True) -> dict[str, Any]:
-    base_path = urlsplit(site.base_url).path or "/"
-    absolute = site.base_url if urlsplit(site.base_url).scheme else None
-    subjects = {s.code: s for s in site.subjects}
-    authors = site.author_by_slug
-
-    def url(path: str = "") -> str:
-        return base_path + path.lstrip("/")
-
-    def absurl(path: str = "") -> str:
-        return (absolute or base_path) + path.lstrip("/")
-
-    def person_slug(name: str) -> str | None:
-        return site.people.get(normalize_name(name))
-
-    # Fragments of records listed on several pages are kept (subject pages list a record
-    # once per subject, feeds list recent ones again); a record's full entry shows only on
-    # its authors' pages, so keeping it would cost memory (250 MB a process at 1,000 x 100)
-    # for few reuses.
-    def fast(make: Callable[[Record], str]) -> Callable[[Record], str] | None:
-        return make if fast_fragments else None
-
-    record_html = _Fragment(env, "partials/record.html", fast(lambda r: fragments.record_html(
-        r, tex_to_html, authors_html, subject_chips)), keep=False)
-    record_brief = _Fragment(env, "partials/record_brief.html", fast(lambda r: fragments.record_brief(
-        r, tex_to_html, authors_html, subject_chips, profile_links)))
-    feed_entry = _Fragment(env, "partials/feed_entry.xml", fast(lambda r: fragments.feed_entry(
-        r, tex_to_text, subject_name)))
-    author_names = {a.slug: a.name for a in site.authors}
-
-    def profile_links(record: Record) -> str:
-        return fragments.profile_links(record, site.record_authors, author_names, url)
-
-    def subject_name(code: str) -> str:
-        s = subjects.get(code)
-        if s is not None:
-            return s.name
-        cat = taxonomy.get(code)
-        return cat.name if cat else code
-
-    # Two pieces of every record's markup are built here rather than in the templates: a
-    # Jinja call per author name and per subject chip was the largest cost of rendering
-    # 100,000 records (profiled in the benchmark). Both are the same on every page.
-    chip_cache: dict[tuple[str, bool], str] = {}
-
-    def _chip(code: str, primary: bool) -> str:
-        html = chip_cache.get((code, primary))
-        if html is None:
-            html = chip_cache[(code, primary)] = str(Markup(
-                '<a class="chip{}" href="{}" title="{}">{}</a> ').format(
-                    " primary" if primary else "", url(f"subjects/{code}/"), subject_name(code), code))
-        return html
-
-    def subject_chips(record: Record) -> Markup:
-        """The record's subject chips, primary first, each linking to its subject page."""
-        return Markup("".join(_chip(code, i == 0) for i, code in enumerate(record.subjects)))
-
-    person_cache: dict[str, str] = {}
-
-    def _person(name: str) -> str:
-        html = person_cache.get(name)
-        if html is None:
-            slug = person_slug(name)
-            html = person_cache[name] = str(
-                Markup('<a href="{}" dir="auto">{}</a>').format(url(f"authors/{slug}/"), name) if slug
-                else Markup('<span dir="auto">{}</span>').format(name))
-        return html
-
-    authors_cache: dict[int, Markup] = {}
-
-    def authors_html(record: Record) -> Markup:
-        """The byline; profiled co-authors link to their pages."""
-        html = authors_cache.get(id(record))
-        if html is None:
-            html = authors_cache[id(record)] = Markup(", ".join(_person(p.name) for p in record.authors))
-        return html
-
-    def author_jsonld(a: Author) -> dict[str, Any]:
-        """schema.org Person with sameAs links, and a ScholarlyArticle per record."""
-        person: dict[str, Any] = {"@type": "Person", "@id": absurl(f"authors/{a.slug}/#person"), "name": a.name,
-                                  "url": absurl(f"authors/{a.slug}/")}
-        if a.affiliation:
-            person["affiliation"] = {"@type": "Organization", "name": a.affiliation}
-        same = [link.url for link in a.links if link.kind != "email"]
-        if same:
-            person["sameAs"] = same
-        works = []
-        for r in a.records:
-            w: dict[str, Any] = {"@type": "ScholarlyArticle", "name": tex_to_text(r.title), "url": r.link}
-            if r.published or r.year:
-                w["datePublished"] = r.published[:10] if r.published else str(r.year)
-            if r.authors:
-                w["author"] = [{"@type": "Person", "name": p.name} for p in r.authors]
-            else:
-                w["author"] = {"@id": person["@id"]}
-            if r.doi_url:
-                w["sameAs"] = r.doi_url
-            if r.arxiv_id:
-                w["identifier"] = f"arXiv:{r.arxiv_id}"
-            if r.subjects:
-                w["about"] = [subject_name(c) for c in r.subjects]
-            works.append(w)
-        return {"@context": "https://schema.org", "@graph": [person, *works]}
-
-    helpers: dict[str, Callable[..., Any] | Any] = {
-        "site": site, "url": url, "absurl": absurl, "person_slug": person_slug, "subject_name": subject_name,
-        "record_html": record_html, "record_brief": record_brief, "feed_entry": feed_entry,
-        "records_html": record_html.many, "records_brief": record_brief.many, "feed_entries": feed_entry.many,
-        "author_jsonld": author_jsonld, "subject_chips": subject_chips, "authors_html": authors_html,
-        "authors_by_slug": authors, "tex": tex_to_html, "tex_text": tex_to_text,
-        "nav_pages": [p for p in site.pages if p.in_nav], "by_year": by_year,
-    }
-    return helpers
-
-
-class _Fragment:
-    """One record partial as a template helper: ``f(record)`` for one record, ``f.many(records)``
-    for a list in one template call (a Jinja call per record cost more than its HTML).
-
-    The template is looked up on first use, inside a page's render, so its errors name that
-    page; while it is the built-in one, ``fast`` (generator.fragments) makes the same bytes.
-    With ``keep``, each record's fragment is rendered once per process and kept as UTF-8
-    bytes: one non-ASCII character (the theme's arrow) makes a Python string take two
-    bytes per character."""
-
-    def __init__(self, env: jinja2.Environment, name: str, fast: Callable[[Record], str] | None,
-                 keep: bool = True) -> None:
-        self._env, self._name, self._fast = env, name, fast
-        self._render: Callable[[Record], str] | None = None
-        self._kept: dict[int, bytes] | None = {} if keep else None
-
-    def _renderer(self) -> Callable[[Record], str]:
-        if self._render is None:
-            env, name, fast = self._env, self._name, self._fast
-            loader = env.loader
-            assert loader is not None
-            if fast is not None and fragments.source_digest(loader.get_source(env, name)[0]) \
-                    == fragments.BUILTIN_DIGESTS[name]:
-                self._render = fast
-            else:
-                template = env.get_template(name)
-                self._render = lambda record: template.render(r=record)
-        return self._render
-
-    def _bytes(self, record: Record) -> bytes:
-        kept = self._kept
-        assert kept is not None
-        html = kept.get(id(record))
-        if html is None:
-            html = kept[id(record)] = self._renderer()(record).encode("utf-8")
-        return html
-
-    def __call__(self, record: Record) -> Markup:
-        if self._kept is None:
-            return Markup(self._renderer()(record))
-        return Markup(self._bytes(record).decode("utf-8"))
-
-    def many(self, records: Iterable[Record]) -> Markup:
-        if self._kept is None:
-            render = self._renderer()
-            return Markup("".join([render(r) for r in records]))
-        return Markup(b"".join([self._bytes(r) for r in records]).decode("utf-8"))
-
-
-def by_year(records: Iterable[Record]) -> list[tuple[int | None, list[Record]]]:
-    """Consecutive records grouped by year, order kept (records come newest first)."""
-    groups: list[tuple[int | None, list[Record]]] = []
-    for r in records:
-        if groups and groups[-1][0] == r.year:
-            groups[-1][1].append(r)
-        else:
-            groups.append((r.year, [r]))
-    return groups

@@ -16,7 +16,7 @@ among the pages (``shard_tasks``), using a core while the other writes a long fi
 
 The index is split into shards of about ``SHARD_AUTHORS`` authors each, chosen by a
 hash of the author's slug (so adding an author does not move the others), each a
-separate Pagefind bundle under ``pagefind/<n>/``; the search page merges them in the
+separate Pagefind bundle in its own folder (``routes.search_bundle``); the search page merges them in the
 browser (Pagefind UI's ``mergeIndex``). Why: one Pagefind run over a large site is
 the longest step of a build and its largest process (21 s and 3 GB at 1,000 authors
 x 100 records), and it cannot be updated in part. Shards are indexed on every core
@@ -40,6 +40,7 @@ from typing import Callable, Sequence
 
 from markupsafe import escape
 
+from generator import routes
 from generator.errors import SiteError
 from generator.latex import tex_to_text
 from generator.model import Author, Page, Record, SiteModel
@@ -53,13 +54,14 @@ SHARD_AUTHORS = 50
 
 @dataclass(frozen=True, slots=True)
 class Shard:
-    name: str                  # folder under pagefind/
+    name: str                  # names the bundle's folder (routes.search_bundle)
     authors: tuple[str, ...]   # author slugs whose pages it indexes
     pages: tuple[str, ...]     # free page names (all in the first shard)
 
     @property
     def subdir(self) -> str:
-        return f"pagefind/{self.name}"
+        """The bundle's folder under the output root (generator.routes)."""
+        return routes.search_bundle(self.name).path
 
 
 def plan_shards(author_slugs: Sequence[str], page_names: Sequence[str]) -> list[Shard]:
@@ -145,13 +147,16 @@ def shard_tasks(site: SiteModel, shards: Sequence[Shard]) -> list[FolderTask]:
     language = site.language or "en"
     tasks = []
     for shard in shards:
-        docs = [(f"authors/{slug}/index.html", functools.partial(author_document, authors[slug], records[slug],
-                                                                 language)) for slug in shard.authors]
-        docs += [(f"pages/{name}/index.html", functools.partial(page_document, pages[name], language))
+        docs = [(routes.author(slug).path, functools.partial(author_document, authors[slug], records[slug], language))
+                for slug in shard.authors]
+        docs += [(routes.page(name).path, functools.partial(page_document, pages[name], language))
                  for name in shard.pages]
         weight = _WEIGHT_PER_RECORD * sum(len(records[slug]) for slug in shard.authors) + 1
         index = functools.partial(_index_shard, binary, language, docs, shard.subdir)
-        tasks.append(FolderTask(shard.subdir, index, f"search:{shard.name}", weight))
+        # what the documents are made from: each author with the records indexed under them, the pages
+        reads = (shard.name, language, tuple((authors[slug], records[slug]) for slug in shard.authors),
+                 tuple(pages[name] for name in shard.pages))
+        tasks.append(FolderTask(shard.subdir, index, f"search:{shard.name}", weight, reads))
     return tasks
 
 

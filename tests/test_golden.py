@@ -1,7 +1,8 @@
-"""Golden-file test of one author page (issue 2, acceptance 8).
+"""Golden-file test of the demo's outputs (issue 2, acceptance 8; issue 11, item 10).
 
-The demo site is built once per session (``demo`` fixture) and its Bin Cui page is
-compared byte for byte with ``tests/golden/bin-cui.html``; a failure shows a unified
+The demo site is built once per session (``demo`` fixture) and an author page, a subject
+page, an author feed, the site feed and the authors' index (data.json) are compared byte
+for byte with the files in ``tests/golden/``; a failure shows a unified
 diff. ``AUTHORSITE_UPDATE_GOLDEN=1`` (``make golden``) rewrites the golden file from
 the current build instead: review the diff in git before committing it.
 """
@@ -15,11 +16,17 @@ import pytest
 
 from helpers import GOLDEN
 
-CASES = {"bin-cui.html": "authors/bin-cui/index.html"}
+CASES = {
+    "bin-cui.html": "authors/bin-cui/index.html",
+    "subject-cs.CL.html": "subjects/cs.CL/index.html",
+    "bin-cui-feed.xml": "authors/bin-cui/feed.xml",
+    "site-feed.xml": "feed.xml",
+    "data.json": "data.json",
+}
 
 
 @pytest.mark.parametrize("golden_name, rel", sorted(CASES.items()))
-def test_author_page_matches_golden(demo, golden_name: str, rel: str) -> None:
+def test_output_matches_golden(demo, golden_name: str, rel: str) -> None:
     actual = (demo.out / rel).read_text("utf-8")
     golden = GOLDEN / golden_name
     if os.environ.get("AUTHORSITE_UPDATE_GOLDEN") == "1":

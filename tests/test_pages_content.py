@@ -59,3 +59,23 @@ def test_bibtex_and_csl_json_exports(demo) -> None:  # noqa: ANN001
         for item in items:
             assert item["id"] and item["type"] in ("article", "article-journal") and item["title"]
             assert "$" not in item["title"] or "\\" in item["title"]
+
+
+def test_data_json_is_a_small_index_of_the_authors(demo) -> None:  # noqa: ANN001
+    """data.json: per author the name, slug, record count and the URLs of the page, the
+    CSL-JSON export and the feed, each of which exists; no records."""
+    from generator.config import load_site
+
+    base = load_site(demo.root).base_url
+    data = json.loads((demo.out / "data.json").read_text())
+    assert set(data) == {"title", "authors"}
+    assert [a["slug"] for a in data["authors"]] == ["bin-cui", "bingning-wang"]
+    for a in data["authors"]:
+        assert set(a) == {"name", "slug", "records", "url", "publications", "feed"}
+        page = (demo.out / f"authors/{a['slug']}/index.html").read_text()
+        assert f"At least {a['records']} record" in page
+        assert a["url"] == f"{base}authors/{a['slug']}/"
+        assert a["publications"] == a["url"] + "publications.json" and a["feed"] == a["url"] + "feed.xml"
+        for key in ("publications", "feed"):
+            assert (demo.out / a[key][len(base):]).is_file()
+        assert len(json.loads((demo.out / a["publications"][len(base):]).read_text())) == a["records"]

@@ -1,0 +1,84 @@
+"""Template partials rendered once per process and reused on every page that shows them.
+
+A record is listed on several pages: its brief entry on each of its subjects' pages, its
+feed entry in its author's, subjects' and the site's feeds, its full entry on the page of
+each profiled author who lists it. Rendering its partial through Jinja once and pasting
+the result everywhere keeps the speed of the old hand-written fragments with the templates
+as the only markup, and a site that overrides a partial gets the same reuse.
+
+The cache is keyed by the value itself (a frozen, hashable ``Record``, a subject code, a
+person's name), never by ``id()`` or a record's key: two authors may hold different
+records with the same key. It lives in one ``Partial`` per template and site, so per
+process. HTML is kept as UTF-8 bytes: one non-ASCII character (the theme's arrow) makes a
+Python string take two bytes a character, and the cache holds a large part of a site.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Hashable, Iterable
+
+import jinja2
+from markupsafe import Markup
+
+
+class Partial:
+    """One partial template as a template helper: ``p(*values)`` renders it with the values
+    bound to ``names`` (``r`` for a record), ``p.many(records)`` concatenates the partials of
+    a list of single values in one call. The template is looked up on first use, inside a
+    page's render, so its errors name that page. ``keep(*values)`` says which values are worth
+    keeping (the rest are rendered each time they are shown); ``renders`` counts the renders,
+    for tests and profiling."""
+
+    def __init__(self, env: jinja2.Environment, template: str, names: tuple[str, ...] = ("r",),
+                 keep: Callable[..., bool] | None = None) -> None:
+        self._env, self._template_name, self._names = env, template, names
+        self._keep = keep
+        self._template: jinja2.Template | None = None
+        self._globals: dict[str, Any] = {}
+        self._kept: dict[Hashable, bytes] = {}
+        self.renders = 0
+
+    def _render(self, values: tuple[Any, ...]) -> bytes:
+        """The partial with ``values`` bound to its names, as UTF-8.
+
+        What ``Template.render`` does, minus copying the template's globals (a ChainMap, read
+        key by key) into a new dict at every call: they are copied once, at the first render
+        (every global is set by then, see generator.template_globals). That copy was the largest
+        cost of rendering a partial."""
+        template, env = self._template, self._env
+        if template is None:
+            template = self._template = env.get_template(self._template_name)
+            self._globals = dict(template.globals)
+        self.renders += 1
+        context = env.context_class(env, {**self._globals, **dict(zip(self._names, values))}, template.name,
+                                    template.blocks)
+        try:
+            return "".join(template.root_render_func(context)).encode("utf-8")
+        except Exception:
+            env.handle_exception()   # re-raises with the template's file and line, as render() does
+            raise
+
+    def _bytes(self, value: Hashable) -> bytes:
+        """One value's partial (the common case: a record), kept unless ``keep`` says no."""
+        html = self._kept.get(value)
+        if html is None:
+            html = self._render((value,))
+            if self._keep is None or self._keep(value):
+                self._kept[value] = html
+        return html
+
+    def __call__(self, *values: Hashable) -> Markup:
+        if len(values) == 1:
+            return Markup(self._bytes(values[0]).decode("utf-8"))
+        html = self._kept.get(values)
+        if html is None:
+            html = self._render(values)
+            if self._keep is None or self._keep(*values):
+                self._kept[values] = html
+        return Markup(html.decode("utf-8"))
+
+    def many(self, values: Iterable[Hashable]) -> Markup:
+        """The partial of each value, concatenated (one template call for a list: a Jinja call
+        per record cost more than its HTML)."""
+        get = self._bytes
+        return Markup(b"".join([get(v) for v in values]).decode("utf-8"))

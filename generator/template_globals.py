@@ -1,0 +1,142 @@
+"""The values and functions templates see as globals, for one site.
+
+``template_globals`` returns them as a dict for ``env.globals`` (and ``template_filters`` the few of them records use as filters): the site, URLs of routes
+(``url_for``, generator.routes), the record partials rendered once per process
+(generator.partials), the small partials every record uses (a subject chip, a person's
+name), TeX helpers and the schema.org JSON-LD of an author. Everything here is a plain
+function of the site, bound with ``functools.partial``: no markup is written in Python.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Iterable, Mapping
+
+import jinja2
+from markupsafe import Markup
+
+from generator.filters import normalize_name
+from generator.latex import tex_to_html, tex_to_text
+from generator.model import Author, Record, SiteModel
+from generator.partials import Partial
+from generator.routes import Urls
+from generator.taxonomy import Taxonomy
+
+
+def entry_updated(r: Record) -> str:
+    """When a record last changed, for feeds: its update, else its first version, else 1 January
+    of its year (a feed entry must carry a date; the build's clock would break reproducibility)."""
+    return r.updated or r.published or f"{r.year or 1970}-01-01T00:00:00Z"
+
+
+def by_year(records: Iterable[Record]) -> list[tuple[int | None, list[Record]]]:
+    """Consecutive records grouped by year, order kept (records come newest first)."""
+    groups: list[tuple[int | None, list[Record]]] = []
+    for r in records:
+        if groups and groups[-1][0] == r.year:
+            groups[-1][1].append(r)
+        else:
+            groups.append((r.year, [r]))
+    return groups
+
+
+def subject_name(names: Mapping[str, str], taxonomy: Taxonomy, code: str) -> str:
+    """A subject's name: the site's subject, else arXiv's taxonomy, else the code itself."""
+    name = names.get(code)
+    if name is not None:
+        return name
+    cat = taxonomy.get(code)
+    return cat.name if cat else code
+
+
+def person_slug(people: Mapping[str, str], name: str) -> str | None:
+    """The slug of the profiled author a byline name stands for, if any."""
+    return people.get(normalize_name(name))
+
+
+def listed_by(record_authors: Mapping[str, tuple[str, ...]], r: Record) -> tuple[str, ...]:
+    """The profiled authors who list ``r`` (their slugs, site order)."""
+    return record_authors.get(r.key, ())
+
+
+def _listed_twice(record_authors: Mapping[str, tuple[str, ...]], r: Record) -> bool:
+    return len(record_authors.get(r.key, ())) > 1
+
+
+def record_partials(env: jinja2.Environment, site: SiteModel) -> dict[str, Partial]:
+    """The partials of a record, each rendered once per process and value (generator.partials).
+
+    A record's full entry shows only on its authors' pages: it is kept only when another
+    profiled author lists it too (keeping every one would cost 250 MB a process at
+    1,000 x 100, for no reuse). Brief entries (one per subject page) and feed entries
+    (author, subject and site feeds) are kept. Chips and names repeat on thousands of records."""
+    return {
+        "record_html": Partial(env, "partials/record.html", keep=functools.partial(_listed_twice,
+                                                                                   site.record_authors)),
+        "record_brief": Partial(env, "partials/record_brief.html"),
+        "feed_entry": Partial(env, "partials/feed_entry.xml"),
+        "chip": Partial(env, "partials/chip.html", ("code", "primary")),
+        "person": Partial(env, "partials/person.html", ("name",)),
+    }
+
+
+def author_jsonld(urls: Urls, names: Mapping[str, str], taxonomy: Taxonomy, a: Author) -> dict[str, Any]:
+    """schema.org Person with sameAs links, and a ScholarlyArticle per record."""
+    person: dict[str, Any] = {"@type": "Person", "@id": urls.abs_url_for("author", a.slug) + "#person",
+                              "name": a.name, "url": urls.abs_url_for("author", a.slug)}
+    if a.affiliation:
+        person["affiliation"] = {"@type": "Organization", "name": a.affiliation}
+    same = [link.url for link in a.links if link.kind != "email"]
+    if same:
+        person["sameAs"] = same
+    works = [_work_jsonld(r, person["@id"], names, taxonomy) for r in a.records]
+    return {"@context": "https://schema.org", "@graph": [person, *works]}
+
+
+def _work_jsonld(r: Record, person_id: str, names: Mapping[str, str], taxonomy: Taxonomy) -> dict[str, Any]:
+    w: dict[str, Any] = {"@type": "ScholarlyArticle", "name": tex_to_text(r.title), "url": r.link}
+    if r.published or r.year:
+        w["datePublished"] = r.published[:10] if r.published else str(r.year)
+    if r.authors:
+        w["author"] = [{"@type": "Person", "name": p.name} for p in r.authors]
+    else:
+        w["author"] = {"@id": person_id}
+    if r.doi_url:
+        w["sameAs"] = r.doi_url
+    if r.arxiv_id:
+        w["identifier"] = f"arXiv:{r.arxiv_id}"
+    if r.subjects:
+        w["about"] = [subject_name(names, taxonomy, c) for c in r.subjects]
+    return w
+
+
+def _chip(chip: Partial, code: str, primary: bool = False) -> Markup:
+    return chip(code, primary)
+
+
+def template_filters(env_globals: Mapping[str, Any]) -> dict[str, Any]:
+    """The helpers a record's partials call on every record, also as filters (``r.title|tex``,
+    ``p.name|person``, ``code|chip(true)``): Jinja calls a filter directly, a global function
+    through ``Context.call``, which was a tenth of the cost of rendering a record."""
+    names = ("tex", "tex_text", "person", "subject_name", "listed_by", "entry_updated")
+    return {**{n: env_globals[n] for n in names}, "chip": functools.partial(_chip, env_globals["chip"])}
+
+
+def template_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> dict[str, Any]:
+    """Every global the templates use, for ``site``."""
+    urls = Urls(site.base_url)
+    names = {s.code: s.name for s in site.subjects}
+    partials = record_partials(env, site)
+    return {
+        "site": site, "url": urls.url, "absurl": urls.absurl, "url_for": urls.url_for,
+        "abs_url_for": urls.abs_url_for,
+        "person_slug": functools.partial(person_slug, site.people),
+        "subject_name": functools.partial(subject_name, names, taxonomy),
+        "listed_by": functools.partial(listed_by, site.record_authors),
+        **partials,
+        "records_html": partials["record_html"].many, "records_brief": partials["record_brief"].many,
+        "feed_entries": partials["feed_entry"].many,
+        "author_jsonld": functools.partial(author_jsonld, urls, names, taxonomy),
+        "authors_by_slug": site.author_by_slug, "tex": tex_to_html, "tex_text": tex_to_text,
+        "entry_updated": entry_updated, "nav_pages": [p for p in site.pages if p.in_nav], "by_year": by_year,
+    }
