@@ -120,16 +120,19 @@ def plan_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> 
     helpers = _helpers(env, site, taxonomy)
     env.globals.update(helpers)
     plans = plan_pages(site, taxonomy)
-    tasks = [Task(p.rel_path, functools.partial(_render_bytes, env, p), p.group, p.weight) for p in plans]
+    tasks = [Task(p.rel_path, functools.partial(_render_bytes, env, p), p.group, p.weight,
+                  (*p.context.values(), *((site.authors,) if p.rel_path == "index.html" else ()))) for p in plans]
     for a in site.authors:
         group, weight = f"author:{a.slug}", len(a.records) // 2 + 1
-        tasks.append(Task(f"authors/{a.slug}/publications.bib", functools.partial(to_bibtex, a), group, weight))
-        tasks.append(Task(f"authors/{a.slug}/publications.json", functools.partial(to_csl_json, a), group, weight))
+        tasks.append(Task(f"authors/{a.slug}/publications.bib", functools.partial(to_bibtex, a), group, weight, (a,)))
+        tasks.append(Task(f"authors/{a.slug}/publications.json", functools.partial(to_csl_json, a), group, weight,
+                          (a,)))
     records = sum(len(a.records) for a in site.authors)
     # measured at 1,000 x 100: data.json costs about as much per record as two thirds of an author page
-    tasks.append(Task("data.json", functools.partial(site_json, site), "data", records * 2 // 3 + 1))
+    tasks.append(Task("data.json", functools.partial(site_json, site), "data", records * 2 // 3 + 1,
+                      (site.authors,)))
     sitemap = PagePlan("sitemap.xml", "sitemap.xml", {"urls": [p.url_path for p in plans if p.in_sitemap]})
-    tasks.append(Task("sitemap.xml", functools.partial(_render_bytes, env, sitemap)))
+    tasks.append(Task("sitemap.xml", functools.partial(_render_bytes, env, sitemap), reads=(sitemap.context["urls"],)))
     robots = f"User-agent: *\nAllow: /\nSitemap: {helpers['absurl']('sitemap.xml')}\n".encode("utf-8")
     tasks.append(Task("robots.txt", functools.partial(bytes, robots)))
     tasks.append(Task(".nojekyll", bytes))

@@ -151,7 +151,9 @@ def shard_tasks(site: SiteModel, shards: Sequence[Shard]) -> list[FolderTask]:
                  for name in shard.pages]
         weight = _WEIGHT_PER_RECORD * sum(len(records[slug]) for slug in shard.authors) + 1
         index = functools.partial(_index_shard, binary, language, docs, shard.subdir)
-        tasks.append(FolderTask(shard.subdir, index, f"search:{shard.name}", weight))
+        reads = (shard.name, language, tuple((authors[slug], records[slug]) for slug in shard.authors),
+                 tuple(pages[name] for name in shard.pages))
+        tasks.append(FolderTask(shard.subdir, index, f"search:{shard.name}", weight, reads))
     return tasks
 
 
