@@ -179,3 +179,87 @@ def test_a_fresh_clone_with_the_last_output_reuses_all_but_the_jobs_an_edit_touc
                    "index.html", "feed.xml", "data.json", shard_of(root, slug)}
     assert res.rendered == len(got)
     assert_same_as_clean(root, tmp_path, "clone-record")
+
+
+def test_parallel_and_incremental_equal_clean_on_a_synthetic_site(tmp_path: Path) -> None:
+    root = synthetic_site(tmp_path / "syn")
+    res = cli(root, "build", workers=2)
+    assert "with 2 processes" in res.stderr
+    serial = tmp_path / "serial"
+    cli(root, "build", "--output", str(serial), workers=1)
+    assert tree(root / "output") == tree(serial), "two processes and one give different bytes"
+
+    # one record changed in one cache file: only the jobs that read it run again
+    config = load_site(root)
+    a = config.authors[5]
+    path = cache_file(config.cache_path, a.slug, a.sources[0])
+    assert path is not None
+    entry = read_entry(path)
+    record = entry.records[0]
+    write_entry(path, dataclasses.replace(entry, records=(dataclasses.replace(record, title="A changed title"),
+                                                          *entry.records[1:])))
+    before = inodes(root / "output")
+    cli(root, "build", workers=2)
+    got = remade(before, root / "output")
+    subjects = {f"subjects/{code}/" for code in record.subjects}
+    must = {f"authors/{a.slug}/index.html", f"authors/{a.slug}/feed.xml", f"authors/{a.slug}/publications.bib",
+            f"authors/{a.slug}/publications.json", "index.html", "data.json", "subjects/index.html",
+            shard_of(root, a.slug)}
+    assert must <= got
+    assert all(p in must or p == "feed.xml" or p.startswith(tuple(subjects)) for p in got), got
+    assert any(p.startswith(tuple(subjects)) for p in got)
+    assert "A changed title" in (root / f"output/authors/{a.slug}/index.html").read_text()
+    assert_same_as_clean(root, tmp_path, "record")
+
+    # an author removed, another added
+    (root / "content/authors/a010.yaml").unlink()
+    (root / "content/authors/zz-new.yaml").write_text(
+        "name: New Person\nsources:\n  - records:\n      - {title: Typed, year: 2024, subjects: [cs.CL]}\n")
+    cli(root, "build", workers=2)
+    assert not (root / "output/authors/a010").exists()
+    assert_same_as_clean(root, tmp_path, "authors")
+
+
+def test_a_template_edit_reruns_every_job(tmp_path: Path) -> None:
+    root = synthetic_site(tmp_path / "syn", authors=6, records=4)
+    first = build(root, search=False)
+    (root / "templates").mkdir()
+    base = (REPO / "themes/default/templates/404.html").read_text()
+    (root / "templates/404.html").write_text(base + "\n")
+    res = build(root, search=False)
+    assert res.reused == 0 and res.rendered == first.rendered
+
+
+def _site(**kw: object) -> SiteModel:
+    return SiteModel(**{"title": "t", "description": "", "base_url": "/", "language": "en", "authors": (),  # type: ignore[arg-type]
+                        "subjects": (), "pages": (), "record_authors": {}, "paginate": 50, "cname": None, **kw})
+
+
+def test_the_digest_of_what_a_job_reads_is_canonical() -> None:
+    r = Record(key="arxiv:1", title="T", year=2024, authors=(Person("Ada"),))
+    site = _site(record_authors={"arxiv:1": ("ada",)})
+    d = jobs._Digester(site).digest
+    assert d(({"a": 1, "b": (r,)},)) == d(({"b": [r], "a": 1},)), "dict order and tuple/list do not matter"
+    assert d((Markup("<b>x</b>"),)) == d(("<b>x</b>",))
+    assert d(("1",)) != d((1,)) != d((None,)) and d(("ab", "c")) != d(("a", "bc"))
+    for changed in (dataclasses.replace(r, title="U"), dataclasses.replace(r, order=1),
+                    dataclasses.replace(r, authors=(Person("Ada", ("Lab",)),))):
+        assert d((changed,)) != d((r,))
+    assert jobs._Digester(_site(record_authors={"arxiv:1": ("bob",)})).digest((r,)) != d((r,)), \
+        "who lists a record is part of it"
+    try:
+        d((object(),))
+    except TypeError as exc:
+        assert "plain values" in str(exc)
+    else:
+        raise AssertionError("an object without a canonical digest must fail loudly")
+
+
+def test_a_manifest_of_another_format_or_a_broken_one_is_ignored(tmp_path: Path) -> None:
+    path = tmp_path / "m.json"
+    jobs.Manifest("x", {"index.html": "d"}).write(path)
+    assert jobs.Manifest.read(path) == jobs.Manifest("x", {"index.html": "d"})
+    path.write_text(path.read_text().replace(f'"format": {jobs.FORMAT}', '"format": 1'))
+    assert jobs.Manifest.read(path) is None
+    path.write_text("{not json")
+    assert jobs.Manifest.read(path) is None
