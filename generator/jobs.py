@@ -28,8 +28,10 @@ import functools
 import hashlib
 import importlib.metadata
 import json
+import marshal
 import os
 import shutil
+import sys
 from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
@@ -72,16 +74,16 @@ def _hash_files(h: Any, tops: Iterable[Path], root: Path | None = None) -> None:
 
 @functools.lru_cache(maxsize=1)
 def code_digest() -> str:
-    """The package's own files (contents) and the versions of the libraries that shape the
-    output. Once per process: a process runs the code it loaded, whatever the disk says now."""
-    h = hashlib.blake2b(digest_size=16)
+    """The package's own files (contents) and the versions of Python and of the libraries that
+    shape the output. Once per process: a process runs the code it loaded, whatever the disk says now."""
+    h = hashlib.sha256(sys.version.encode())
     _hash_files(h, [PACKAGE], PACKAGE)
     for name in _LIBRARIES:
         try:
             h.update(f"{name}={importlib.metadata.version(name)}\0".encode())
         except importlib.metadata.PackageNotFoundError:
             h.update(f"{name}=-\0".encode())
-    return h.hexdigest()
+    return h.hexdigest()[:32]
 
 
 def _theme_tops(root: Path) -> list[Path]:
@@ -90,16 +92,17 @@ def _theme_tops(root: Path) -> list[Path]:
 
 def inputs_digest(root: Path, options: Mapping[str, Any]) -> str:
     """Every file a build reads, by content, and the options: the 'nothing changed' key."""
-    h = hashlib.blake2b(digest_size=16)
+    h = hashlib.sha256()
     h.update(f"{FORMAT}\0{code_digest()}\0{json.dumps(dict(options), sort_keys=True)}\0".encode())
     _hash_files(h, [root / "site.yaml", root / "content", *_theme_tops(root)], root)
-    return h.hexdigest()
+    return h.hexdigest()[:32]
 
 
 def common_digest(root: Path, site: SiteModel, options: Mapping[str, Any]) -> bytes:
     """What every job reads: code, templates and static files of every layer, options, and
-    the site-wide settings of the model (not its authors' records)."""
-    h = hashlib.blake2b(digest_size=16)
+    the site-wide settings of the model (not its authors' records). SHA-256 throughout: with
+    the CPU's SHA instructions it digests twice as fast as BLAKE2 here."""
+    h = hashlib.sha256()
     h.update(f"{FORMAT}\0{code_digest()}\0".encode())
     _hash_files(h, _theme_tops(root), root)
     settings = (dict(options), site.title, site.description, site.base_url, site.language, site.paginate,
@@ -120,22 +123,24 @@ class _Digester:
 
     def __init__(self, site: SiteModel) -> None:
         self._listed = site.record_authors
-        self._memo: dict[int, tuple[object, bytes]] = {}   # id -> (the object, kept alive; its digest)
-        self._people: dict[int, str] = {}                  # id(Person) -> its canonical text
-        self._kept: list[object] = []                      # the people of _people, kept alive
+        # Keyed by id(): values hashed by content would cost what the memo saves. The objects
+        # are kept alive in _kept, so no id is reused while the pass lasts.
+        self._memo: dict[int, bytes] = {}      # id(record or other dataclass) -> its digest
+        self._people: dict[int, str] = {}      # id(Person) -> its canonical text
+        self._kept: list[object] = []
         self._small = attrgetter(*self._SMALL_FIELDS)
 
     def digest(self, value: object) -> bytes:
-        return hashlib.blake2b(self._encode(value), digest_size=16).digest()
+        return hashlib.sha256(self._encode(value)).digest()[:16]
 
     def record(self, r: Record) -> bytes:
-        """A record's digest: every field, and which profiled authors list it. The text digested
-        is canonical (reprs of the small fields, a length before the title, the abstract last),
-        made with as few Python steps as possible: 81,000 records are digested on every build
-        of a large site. People are shared between records, so their text is made once."""
-        hit = self._memo.get(id(r))
-        if hit is not None:
-            return hit[1]
+        """A record's digest: every field, and which profiled authors list it. The bytes digested
+        are marshal's (version 2: no back-references, so equal values give equal bytes), made in
+        C in one call: 81,000 records are digested on every build of a large site. People are
+        shared between records, so their text is made once."""
+        d = self._memo.get(id(r))
+        if d is not None:
+            return d
         try:
             people = "".join(map(self._people.__getitem__, map(id, r.authors)))
         except KeyError:
@@ -144,10 +149,9 @@ class _Digester:
                     self._people[id(p)] = repr((p.name, p.affiliations))
                     self._kept.append(p)
             people = "".join(map(self._people.__getitem__, map(id, r.authors)))
-        t = r.title
-        text = f"{self._small(r)!r}{people}|{self._listed.get(r.key, ())!r}{len(t)}:{t}{r.abstract}"
-        d = hashlib.blake2b(text.encode(), digest_size=16).digest()
-        self._memo[id(r)] = (r, d)
+        data = marshal.dumps((self._small(r), people, self._listed.get(r.key, ()), r.title, r.abstract), 2)
+        d = self._memo[id(r)] = hashlib.sha256(data).digest()[:16]
+        self._kept.append(r)
         return d
 
     def _encode(self, v: object) -> bytes:
@@ -177,13 +181,14 @@ class _Digester:
         return b"[%d:" % len(v) + b"".join(self._encode(x) + b"," for x in v) + b"]"
 
     def _dataclass(self, v: object) -> bytes:
-        hit = self._memo.get(id(v))
-        if hit is None:
+        d = self._memo.get(id(v))
+        if d is None:
             names = [f.name for f in dataclasses.fields(v)]  # type: ignore[arg-type]
             body = b"".join(self._encode(getattr(v, n)) + b"," for n in names)
-            d = b"D" + type(v).__name__.encode() + b":" + hashlib.blake2b(body, digest_size=16).digest()
-            hit = self._memo[id(v)] = (v, d)
-        return hit[1]
+            d = self._memo[id(v)] = b"D" + type(v).__name__.encode() + b":" + hashlib.sha256(
+                body).digest()[:16]
+            self._kept.append(v)
+        return d
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,9 +213,9 @@ def plan_jobs(tasks: Sequence[Task | FolderTask], site: SiteModel, common: bytes
     digester = _Digester(site)
     out = []
     for t in tasks:
-        h = hashlib.blake2b(common, digest_size=16)
+        h = hashlib.sha256(common)
         h.update(digester.digest(t.reads))
-        out.append(Job(t, h.hexdigest()))
+        out.append(Job(t, h.hexdigest()[:32]))
     return out
 
 
