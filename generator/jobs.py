@@ -117,9 +117,9 @@ class _Digester:
     jobs read, each read by several jobs) get a dedicated encoder, memoized per object: every
     field, and which profiled authors list it (``site.record_authors``)."""
 
-    # Every field of a Record but title, abstract and authors, which are digested apart (see record).
-    _SMALL_FIELDS = ("key", "year", "source", "arxiv_id", "version", "published", "updated", "primary_subject",
-                     "subjects", "other_terms", "doi", "journal_ref", "comment", "url", "order")
+    # Every field of a Record but title, abstract and authors, which are digested apart (see
+    # record). Taken from the class, so a field added to Record is digested without a word here.
+    _SMALL_FIELDS = tuple(f.name for f in dataclasses.fields(Record) if f.name not in ("title", "abstract", "authors"))
 
     def __init__(self, site: SiteModel) -> None:
         self._listed = site.record_authors

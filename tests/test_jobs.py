@@ -230,14 +230,14 @@ def test_a_template_edit_reruns_every_job(tmp_path: Path) -> None:
     assert res.reused == 0 and res.rendered == first.rendered
 
 
-def _site(**kw: object) -> SiteModel:
-    return SiteModel(**{"title": "t", "description": "", "base_url": "/", "language": "en", "authors": (),  # type: ignore[arg-type]
-                        "subjects": (), "pages": (), "record_authors": {}, "paginate": 50, "cname": None, **kw})
+def _site(record_authors: dict[str, tuple[str, ...]]) -> SiteModel:
+    return SiteModel(title="t", description="", base_url="/", language="en", authors=(), subjects=(), pages=(),
+                     record_authors=record_authors, paginate=50, cname=None)
 
 
 def test_the_digest_of_what_a_job_reads_is_canonical() -> None:
     r = Record(key="arxiv:1", title="T", year=2024, authors=(Person("Ada"),))
-    site = _site(record_authors={"arxiv:1": ("ada",)})
+    site = _site({"arxiv:1": ("ada",)})
     d = jobs._Digester(site).digest
     assert d(({"a": 1, "b": (r,)},)) == d(({"b": [r], "a": 1},)), "dict order and tuple/list do not matter"
     assert d((Markup("<b>x</b>"),)) == d(("<b>x</b>",))
@@ -245,7 +245,7 @@ def test_the_digest_of_what_a_job_reads_is_canonical() -> None:
     for changed in (dataclasses.replace(r, title="U"), dataclasses.replace(r, order=1),
                     dataclasses.replace(r, authors=(Person("Ada", ("Lab",)),))):
         assert d((changed,)) != d((r,))
-    assert jobs._Digester(_site(record_authors={"arxiv:1": ("bob",)})).digest((r,)) != d((r,)), \
+    assert jobs._Digester(_site({"arxiv:1": ("bob",)})).digest((r,)) != d((r,)), \
         "who lists a record is part of it"
     try:
         d((object(),))
