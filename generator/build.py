@@ -124,14 +124,9 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
     inputs = jobs.inputs_digest(root, options)   # before anything is read: see jobs.inputs_digest
     target = _target(root, out_dir)
     if target is not None and not strict:
-        manifest = jobs.Manifest.read(jobs.manifest_path(root, target))
-        if jobs.unchanged(manifest, inputs, target):
-            log.info("nothing changed since the last build of %s", target)
-            clock.stage("check inputs")
-            assert manifest is not None
-            return BuildResult(out_dir=target, files=0, bytes=0, authors=0, records=0, subjects=0, warnings=(),
-                               seconds=clock.seconds(), stages=tuple(clock.stages), unchanged=True,
-                               reused=len(manifest.outputs))
+        done = _unchanged(root, target, inputs, clock)
+        if done is not None:
+            return done
     with Pool(workers) as pool:
         config = _load(root, base_url)
         clock.stage("load config")
@@ -151,6 +146,22 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
         records=sum(len(a.records) for a in site.authors), subjects=len(site.subjects),
         warnings=tuple(warnings), seconds=clock.seconds(), stages=tuple(clock.stages),
         rendered=rendered, reused=len(planned) - rendered)
+
+
+def _unchanged(root: Path, target: Path, inputs: str, clock: _Clock) -> BuildResult | None:
+    """The result of a build with nothing to do, or None. Under the build lock: while another
+    build runs, this one is refused, whatever the manifest says."""
+    from generator.output import build_lock
+
+    with build_lock(root):
+        manifest = jobs.Manifest.read(jobs.manifest_path(root, target))
+        if manifest is None or not jobs.unchanged(manifest, inputs, target):
+            return None
+    log.info("nothing changed since the last build of %s", target)
+    clock.stage("check inputs")
+    return BuildResult(out_dir=target, files=0, bytes=0, authors=0, records=0, subjects=0, warnings=(),
+                       seconds=clock.seconds(), stages=tuple(clock.stages), unchanged=True,
+                       reused=len(manifest.outputs))
 
 
 def _load(root: Path, base_url: str | None) -> SiteConfig:

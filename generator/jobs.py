@@ -53,13 +53,14 @@ _LIBRARIES = ("authorsite", "jinja2", "markupsafe", "markdown", "nh3", "latex2ma
 
 
 def _files(top: Path) -> list[Path]:
-    """Every file under ``top`` (or ``top`` itself), in a stable order; hidden ones skipped."""
+    """Every file under ``top`` (or ``top`` itself), in a stable order. Hidden files too: the
+    loader refuses some of them (``content/authors/.git.yaml``), so they are inputs."""
     if top.is_file():
         return [top]
     out = []
     for dirpath, dirnames, filenames in os.walk(top):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS)
-        out += [Path(dirpath, n) for n in sorted(filenames) if not n.startswith(".")]
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+        out += [Path(dirpath, n) for n in sorted(filenames)]
     return out
 
 
