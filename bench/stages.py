@@ -5,7 +5,7 @@
 
 Runs ``generator.build.build`` once in this process and prints:
 - the build's own stage times (``BuildResult.stages``, when the generator reports them);
-- wall and CPU seconds of each stage function ``generator/build.py`` calls by name, and of
+- wall and CPU seconds of each step function of ``generator/build.py``'s build(), and of
   the exports and page templates in ``generator/render.py`` (whichever of those names
   exist: timers are wrapped around the imported functions, nothing on disk is changed;
   work done in forked worker processes is not seen by these wrappers, so use
@@ -35,13 +35,12 @@ from typing import Any, Callable
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run import clean_site  # noqa: E402  (one definition of a cold start)
 
-STAGES = [
-    ("load_site", "load config + author YAML"),
-    ("read_caches", "read cache JSON"),
-    ("assemble", "assemble model"),
-    ("plan_tasks", "plan pages"),
-    ("run_tasks", "render + write + search shards (tasks)"),
-    ("write_site", "write output (incl. search)"),
+STAGES = [   # the step functions of generator/build.py's build()
+    ("_load", "load config + author YAML"),
+    ("_read_cache", "read cache JSON"),
+    ("_assemble", "assemble model"),
+    ("_plan", "plan jobs (pages, digests)"),
+    ("_run", "run jobs (render, write, search shards) + swap"),
 ]
 RENDER_PARTS = ("to_bibtex", "to_csl_json", "site_json")
 

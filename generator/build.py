@@ -1,24 +1,34 @@
-"""The one orchestrator: load -> read cache -> assemble -> render -> write.
+"""The one orchestrator: load -> read cache -> assemble -> plan jobs -> run jobs -> write.
 
-Everything is gathered and rendered in memory before the first byte is written
-(as MkDocs' build does), so a bad author file, a corrupt cache or a template error
-fails the run with ``output/`` exactly as it was. ``build`` never touches the
-network: fetched records come from ``content/cache/`` only.
+Each step is one small function, called in order by ``build`` (as in MkDocs' build).
+Everything is gathered before the first byte is written, and the files are made in a
+staging folder swapped in at the end (generator.output), so a bad author file, a corrupt
+cache or a template error fails the run with ``output/`` exactly as it was. Jobs whose
+inputs did not change since the last build are reused (generator.jobs). ``build`` never
+touches the network: fetched records come from ``content/cache/`` only.
 """
 
 from __future__ import annotations
 
-import gc
 import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator import incremental
+from typing import TYPE_CHECKING
+
+from generator import jobs
 from generator.errors import SiteError
+from generator.paths import DEFAULT_OUTPUT_DIR
 from generator.yamlfile import read_yaml
 
-# The rest of the pipeline (Jinja, Markdown, LaTeX, the model) is imported inside _build,
+if TYPE_CHECKING:
+    from generator.config import SiteConfig
+    from generator.model import SiteModel
+    from generator.parallel import Pool
+    from generator.store import Store
+
+# The rest of the pipeline (Jinja, Markdown, LaTeX, the model) is imported by the steps,
 # after the 'nothing changed' check: a rebuild with nothing to do is mostly import time.
 
 log = logging.getLogger(__name__)
@@ -36,6 +46,24 @@ class BuildResult:
     seconds: float
     stages: tuple[tuple[str, float], ...] = ()   # (stage, seconds) in order, for --verbose and the benchmark
     unchanged: bool = False                      # nothing changed: the previous build was kept as it was
+    rendered: int = 0                            # jobs run (files made, search shards indexed)
+    reused: int = 0                              # jobs whose last output was kept (inputs unchanged)
+
+
+class _Clock:
+    """The stage times of one build, for --verbose and the benchmark."""
+
+    def __init__(self) -> None:
+        self.start = self._mark = time.perf_counter()
+        self.stages: list[tuple[str, float]] = []
+
+    def stage(self, name: str) -> None:
+        now = time.perf_counter()
+        self.stages.append((name, now - self._mark))
+        self._mark = now
+
+    def seconds(self) -> float:
+        return time.perf_counter() - self.start
 
 
 def _target(root: Path, out_dir: Path | None) -> Path | None:
@@ -47,124 +75,138 @@ def _target(root: Path, out_dir: Path | None) -> Path | None:
         return None  # load_site reports it
     try:
         data, _ = read_yaml(site_yaml, "site.yaml")   # the same guarded reader as load_site
-        name = data.get("output_dir", "output") if isinstance(data, dict) else "output"
-        return (root / str(name or "output")).resolve()
+        name = data.get("output_dir") if isinstance(data, dict) else None
+        return (root / str(name or DEFAULT_OUTPUT_DIR)).resolve()
     except (SiteError, OSError, ValueError):
         return None
 
 
 def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = None,
           strict: bool = False, search: bool = True, workers: int | None = None) -> BuildResult:
-    start = time.perf_counter()
-    # The cyclic GC re-scans every loaded record object again and again while pages are
-    # rendered (measured in ../shared/bench: 10.4 s -> 5.5 s at 1,000 x 100). Nothing we
-    # load forms garbage cycles, so pause it while loading and freeze what was loaded.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _build(root, base_url, out_dir, strict, search, start, workers)
-    finally:
-        gc.unfreeze()
-        if gc_was_enabled:
-            gc.enable()
+    """Build the site at ``root`` into its output folder (or ``out_dir``)."""
+    from generator.parallel import Pool
 
-
-def _build(root: Path, base_url: str | None, out_dir: Path | None, strict: bool, search: bool,
-           start: float, workers: int | None) -> BuildResult:
-    stages: list[tuple[str, float]] = []
-    mark = [start]
-
-    def stage(name: str) -> None:
-        now = time.perf_counter()
-        stages.append((name, now - mark[0]))
-        mark[0] = now
-
-    options = {"base_url": base_url, "search": search}
+    clock = _Clock()
     root = root.resolve()
+    options = {"base_url": base_url, "search": search}
+    inputs = jobs.inputs_digest(root, options)   # before anything is read: see jobs.inputs_digest
     target = _target(root, out_dir)
-    snap = incremental.snapshot(root)
-    quick = incremental.quick_digest(snap, options)
-    manifest = incremental.Manifest.read(incremental.manifest_path(root, target)) if target else None
-    if target is not None and not strict and incremental.unchanged(manifest, quick, target):
-        log.info("nothing changed since the last build of %s", target)
-        stage("check inputs")
-        return BuildResult(out_dir=target, files=0, bytes=0, authors=0, records=0, subjects=0, warnings=(),
-                           seconds=time.perf_counter() - start, stages=tuple(stages), unchanged=True)
+    if target is not None and not strict:
+        done = _unchanged(root, target, inputs, clock)
+        if done is not None:
+            return done
+    with Pool(workers) as pool:
+        config = _load(root, base_url)
+        clock.stage("load config")
+        store, warnings = _read_cache(config, strict)
+        clock.stage("read cache")
+        site = _assemble(config, store)
+        clock.stage("assemble")
+        planned = _plan(config, site, options, search)
+        clock.stage("plan jobs")
+        target = (out_dir or config.output_path).resolve()
+        total, rendered = _run(pool, config, planned, target, inputs, clock)
+    for name, seconds in clock.stages:
+        log.debug("  %-22s %6.2f s", name, seconds)
+    log.info("%d jobs rendered, %d reused", rendered, len(planned) - rendered)
+    return BuildResult(
+        out_dir=target, files=sum(1 for j in planned if not j.folder), bytes=total, authors=len(site.authors),
+        records=sum(len(a.records) for a in site.authors), subjects=len(site.subjects),
+        warnings=tuple(warnings), seconds=clock.seconds(), stages=tuple(clock.stages),
+        rendered=rendered, reused=len(planned) - rendered)
 
-    from generator.assemble import assemble
+
+def _unchanged(root: Path, target: Path, inputs: str, clock: _Clock) -> BuildResult | None:
+    """The result of a build with nothing to do, or None. Under the build lock: while another
+    build runs, this one is refused, whatever the manifest says."""
+    from generator.output import build_lock
+
+    with build_lock(root):
+        manifest = jobs.Manifest.read(jobs.manifest_path(root, target))
+        if manifest is None or not jobs.unchanged(manifest, inputs, target):
+            return None
+    log.info("nothing changed since the last build of %s", target)
+    clock.stage("check inputs")
+    return BuildResult(out_dir=target, files=0, bytes=0, authors=0, records=0, subjects=0, warnings=(),
+                       seconds=clock.seconds(), stages=tuple(clock.stages), unchanged=True,
+                       reused=len(manifest.outputs))
+
+
+def _load(root: Path, base_url: str | None) -> SiteConfig:
     from generator.config import load_site
-    from generator.output import build_lock, write_site
-    from generator.parallel import check_unique, default_workers, run_tasks
-    from generator.render import plan_tasks
-    from generator.search import indexed_records, plan_shards, shard_tasks
-    from generator.store import read_all
-    from generator.taxonomy import load_taxonomy
-    from generator.themes import make_environment, static_dirs
 
-    workers = default_workers() if workers is None else workers
     config = load_site(root, base_url=base_url)
     if not config.authors:
         raise SiteError("no authors configured", path="content/authors/",
                         hint="add one with 'authorsite new-author NAME'")
-    taxonomy = load_taxonomy()
-    stage("load config")
+    return config
+
+
+def _read_cache(config: SiteConfig, strict: bool) -> tuple[Store, list[str]]:
+    """The committed cache, read once (generator.store); its warnings and notes are logged."""
+    from generator.store import read_all
+
     store = read_all(config)
-    stage("read cache")
     warnings = [*store.warnings, *store.notes]
     for w in warnings:
         log.warning("%s", w)
     if strict and warnings:
         raise SiteError(f"{len(warnings)} warning(s) and --strict is on", hint="see the warnings above")
-    site = assemble(config, store, taxonomy)
+    return store, warnings
+
+
+def _assemble(config: SiteConfig, store: Store) -> SiteModel:
+    from generator.assemble import assemble
+    from generator.taxonomy import load_taxonomy
+
+    site = assemble(config, store, load_taxonomy())
     log.info("assembled %d authors, %d subjects", len(site.authors), len(site.subjects))
-    stage("assemble")
-    env = make_environment(config.root, config.theme)
-    tasks = plan_tasks(env, site, taxonomy)
-    target = (out_dir or config.output_path).resolve()
-    groups = incremental.group_digests(config, site, options, snap, tasks)
-    shards = plan_shards([a.slug for a in config.authors], [p.name for p in config.pages]) if search else []
-    indexed = {slug: [r.key for r in records] for slug, records in indexed_records(site).items()} if search else {}
-    shard_keys = incremental.search_digests(groups, config, snap, shards, indexed)
-    stage("plan + digests")
-    gc.freeze()
-    gc.enable()
+    return site
+
+
+def _plan(config: SiteConfig, site: SiteModel, options: dict[str, object], search: bool) -> list[jobs.Job]:
+    """Every output of the site as a job: pages, feeds, exports, and the search shards."""
+    from generator.parallel import check_unique
+    from generator.render import plan_tasks
+    from generator.search import plan_shards, shard_tasks
+    from generator.taxonomy import load_taxonomy
+    from generator.themes import make_environment
+
+    tasks = [*plan_tasks(make_environment(config.root, config.theme), site, load_taxonomy())]
+    if search:
+        shards = plan_shards([a.slug for a in config.authors], [p.name for p in config.pages])
+        tasks += shard_tasks(site, shards)
+    check_unique(tasks)
+    return jobs.plan_jobs(tasks, site, jobs.common_digest(config.root, site, options))
+
+
+def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, inputs: str,
+         clock: _Clock) -> tuple[int, int]:
+    """Reuse what is unchanged, run the rest into staging, swap it in, then write the manifest.
+    Returns (bytes written, jobs run)."""
+    from generator.output import build_lock, write_site
+    from generator.themes import static_dirs
+
+    path = jobs.manifest_path(config.root, target)
+    rendered = [0]
 
     def produce(staging: Path) -> int:
-        # Until the new build is swapped in and its manifest written, there is no manifest: a
-        # kill in between then costs one full rebuild, never a stale page.
-        incremental.manifest_path(config.root, target).unlink(missing_ok=True)
-        check_unique(tasks)
-        keep = incremental.reusable(manifest, groups, tasks, target)
-        for rel in sorted(keep):
-            incremental.link_file(target / rel, staging / rel)
-        stale = []
-        for s in shards:
-            if manifest is not None and manifest.search.get(s.name) == shard_keys[s.name] \
-                    and (target / s.subdir).is_dir():
-                incremental.link_tree(target / s.subdir, staging / s.subdir)
-            else:
-                stale.append(s)
-        todo = [t for t in tasks if t.rel_path not in keep]
-        index = shard_tasks(site, stale)
-        log.info("rendering %d files%s%s with %d process%s...", len(todo),
-                 f" ({len(keep)} unchanged, reused)" if keep else "",
-                 f" and indexing {len(index)} of {len(shards)} search shards (Pagefind)" if index else "",
-                 workers, "es" if workers > 1 else "")
-        written = run_tasks([*todo, *index], staging, workers)
-        stage(f"render + write{' + search index' if index else ''} ({workers} process"
-              f"{'es' if workers > 1 else ''}, {len(keep)} files reused)")
+        # Read under the build lock, then deleted: until the new build is swapped in and its
+        # manifest written there is none, so a kill in between costs a full rebuild, never a stale page.
+        reuse, run = jobs.split(planned, jobs.Manifest.read(path), target)
+        path.unlink(missing_ok=True)
+        for job in reuse:
+            jobs.link_job(job, target, staging)
+        rendered[0] = len(run)
+        log.info("rendering %d of %d jobs (%d unchanged, reused) with %d process%s...", len(run), len(planned),
+                 len(reuse), pool.workers, "es" if pool.workers > 1 else "")
+        written = pool.run([j.task for j in run], staging)
+        clock.stage(f"run jobs ({pool.workers} process{'es' if pool.workers > 1 else ''}, "
+                    f"{len(reuse)} reused)")
         return written
 
     with build_lock(config.root):
         total = write_site(produce, static_dirs(config.root, config.theme), target, site_root=config.root)
-        stage("swap")
-        incremental.Manifest(quick, groups, {t.rel_path: t.group for t in tasks}, shard_keys).write(
-            incremental.manifest_path(config.root, target))
-    for name, seconds in stages:
-        log.debug("  %-22s %6.2f s", name, seconds)
-    return BuildResult(
-        out_dir=target, files=len(tasks), bytes=total, authors=len(site.authors),
-        records=sum(len(a.records) for a in site.authors), subjects=len(site.subjects),
-        warnings=tuple(warnings), seconds=time.perf_counter() - start,
-        stages=tuple(stages),
-    )
+        clock.stage("swap")
+        jobs.Manifest(inputs, {j.rel_path: j.digest for j in planned}).write(path)
+    return total, rendered[0]

@@ -4,6 +4,8 @@ Tasks are grouped (an author's page, feed and exports share that author's record
 fragments) and the groups dealt to processes by weight, heaviest first, each to the
 least loaded. Processes are forked after the model is loaded and the GC frozen, so
 they share the loaded records copy-on-write and nothing is pickled but a count.
+A build enters a ``Pool`` before it loads anything: the GC tuning that makes this cheap
+is the pool's business alone (see ``Pool``).
 Each process writes its own files into the staging folder; which process made a
 file never changes its bytes, so the output is the same for any number of workers.
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import gc
 import multiprocessing
 import os
 import signal
@@ -23,6 +26,7 @@ import traceback
 from collections import defaultdict
 from multiprocessing.connection import Connection
 from pathlib import Path
+from types import TracebackType
 from typing import Callable, Sequence
 
 from generator.errors import SiteError
@@ -168,3 +172,35 @@ def run_tasks(tasks: Sequence[Task | FolderTask], dest: Path, workers: int) -> i
                 proc.terminate()
             proc.join()
             recv.close()
+
+
+class Pool:
+    """The render processes of one build, entered before the model is loaded.
+
+    The cyclic GC re-scans every loaded record object again and again while pages are
+    rendered (measured in ../shared/bench: 10.4 s -> 5.5 s at 1,000 x 100). Nothing a build
+    loads forms garbage cycles, so the GC is paused from ``__enter__`` (while the caller
+    loads), and ``run`` freezes what was loaded before forking: the children then never
+    touch those objects' GC headers, and the pages stay shared copy-on-write. ``__exit__``
+    puts the GC back as it was."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = default_workers() if workers is None else workers
+        self._gc_was_enabled = True
+
+    def __enter__(self) -> Pool:
+        self._gc_was_enabled = gc.isenabled()
+        gc.disable()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        gc.unfreeze()
+        if self._gc_was_enabled:
+            gc.enable()
+
+    def run(self, tasks: Sequence[Task | FolderTask], dest: Path) -> int:
+        """``run_tasks`` on this pool's processes, once the loaded model is frozen."""
+        gc.freeze()
+        gc.enable()
+        return run_tasks(tasks, dest, self.workers)

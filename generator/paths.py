@@ -6,6 +6,9 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
 SOURCE_THEME = PACKAGE.parent / "themes" / "default"
+# site.yaml's output_dir default: here, not in the config schema that declares it, because the
+# 'nothing changed' check must find the output folder before importing the config package.
+DEFAULT_OUTPUT_DIR = "output"
 
 
 def builtin_theme_dir() -> Path:

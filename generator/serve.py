@@ -29,7 +29,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from generator import incremental
+from generator import jobs
 from generator.build import build
 from generator.errors import SiteError
 
@@ -247,7 +247,8 @@ def _rebuild(root: Path, url: str, out_dir: Path, state: PreviewState) -> None:
         log.error("build failed (still serving the last good build):\n%s", exc)
         state.publish(str(exc))
         return
-    log.info("rebuilt %d files in %.2f s", res.files, time.perf_counter() - start)
+    log.info("rebuilt in %.2f s (%d jobs rendered, %d reused)", time.perf_counter() - start, res.rendered,
+             res.reused)
     state.publish(None)
 
 
@@ -291,5 +292,5 @@ def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, ready: threadin
             stop.set()
             server.shutdown()
             server.server_close()
-            # the incremental-build manifest of this session's temporary folder is of no further use
-            incremental.manifest_path(root, out_dir).unlink(missing_ok=True)
+            # the jobs manifest of this session's temporary folder is of no further use
+            jobs.manifest_path(root, out_dir).unlink(missing_ok=True)

@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 
 from browser_util import chromium_browser
-from test_incremental import synthetic_site
+from test_jobs import synthetic_site
 
 from generator.search import SHARD_AUTHORS, plan_shards
 
@@ -150,18 +150,23 @@ def test_a_shared_record_is_indexed_once_under_its_first_author() -> None:
     assert alone == {"bob": (shared, own)}
 
 
-def test_search_digest_follows_which_records_a_document_holds(tmp_path: Path) -> None:
-    from generator.config import load_site
-    from generator.incremental import search_digests, snapshot
+def test_a_shard_job_reads_which_records_each_document_holds() -> None:
+    import dataclasses
 
-    config = load_site(Path(__file__).resolve().parents[1])
-    shards = plan_shards([a.slug for a in config.authors], [])
-    groups = {f"author:{a.slug}": "same" for a in config.authors}
-    snap = snapshot(config.root)
-    slug = config.authors[0].slug
-    before = search_digests(groups, config, snap, shards, {slug: ["arxiv:1"]})
-    after = search_digests(groups, config, snap, shards, {slug: ["arxiv:1", "arxiv:2"]})
-    assert before != after and before == search_digests(groups, config, snap, shards, {slug: ["arxiv:1"]})
+    from generator import jobs
+    from generator.model import Author, Record
+    from generator.search import shard_tasks
+
+    shared, own = Record(key="arxiv:2401.00001", title="Shared", year=2024), Record(key="t:b", title="B's", year=2024)
+    a = Author(slug="ada", name="Ada", affiliation=None, bio_html="", links=(), records=(shared,), subjects=(), years=())
+    b = dataclasses.replace(a, slug="bob", name="Bob", records=(shared, own))
+    both = _site((a, b), {shared.key: ("ada", "bob"), own.key: ("bob",)})
+    alone = _site((b,), {shared.key: ("bob",), own.key: ("bob",)})   # Ada gone: Bob's document holds it
+    [with_ada] = shard_tasks(both, plan_shards(["ada", "bob"], []))
+    [without] = shard_tasks(alone, plan_shards(["bob"], []))
+    assert (b, (own,)) in with_ada.reads[2] and (b, (shared, own)) in without.reads[2]
+    digest = [jobs.plan_jobs([t], site, b"")[0].digest for t, site in ((with_ada, both), (without, alone))]
+    assert digest[0] != digest[1]
 
 
 def _site(authors: tuple, record_authors: dict):  # noqa: ANN202 - a minimal SiteModel

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from generator import ids
+from generator.paths import DEFAULT_OUTPUT_DIR
 
 ARXIV_API = "https://export.arxiv.org/api/query"
 SCHEMA_DIR = "docs/schema"      # where a site keeps the JSON Schema files, relative to its root
@@ -149,7 +150,7 @@ SITE = Table("site.yaml", (
     Key("theme", "text", "the folder under themes/ whose templates and static files are used",
         default="default", check=check_theme, expect="a folder name under themes/", pattern=SLUG_PATTERN),
     Key("output_dir", "text", "the folder the site is built into, inside the site folder",
-        default="output", expect="a new folder inside the site", pattern=OUTPUT_DIR_PATTERN),
+        default=DEFAULT_OUTPUT_DIR, expect="a new folder inside the site", pattern=OUTPUT_DIR_PATTERN),
     Key("contact", "text", "an e-mail address or URL named in the User-Agent sent to arXiv"),
     Key("cname", "text", "a custom domain for GitHub Pages (written to output/CNAME)",
         check=_matches(CNAME_PATTERN), expect="a domain name such as example.org", pattern=CNAME_PATTERN),
@@ -207,4 +208,3 @@ PAGE = Table("page front matter", (
 ), help="The YAML between the two '---' lines at the top of content/pages/NAME.md.")
 
 LINK_KINDS = LINKS.names
-DEFAULT_OUTPUT_DIR: str = SITE.default("output_dir")

@@ -1,0 +1,265 @@
+"""Jobs keyed by content (generator.jobs): a build reuses exactly the outputs whose inputs did
+not change, and always gives the bytes of a clean build.
+
+Checked on the demo site and on a small synthetic site (60 authors x 25 records, enough for
+the build to use two processes): through the CLI as a user runs it, and in process where a
+test counts which jobs ran. Which files a build made is read from their inodes: a reused
+file is the old one hard-linked into the new build, so it keeps its inode.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from markupsafe import Markup
+
+from generator import jobs
+from generator.build import build
+from generator.cache import CacheEntry, cache_file, read_entry, write_entry
+from generator.config import load_site
+from generator.model import Person, Record, SiteModel
+REPO = Path(__file__).resolve().parent.parent
+SUBJECTS = ["cs.CL", "cs.LG", "cs.CV", "cs.DB", "cs.DC", "stat.ML", "math.OC", "eess.SP"]
+
+
+def cli(root: Path, *args: str, workers: int | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    if workers is not None:
+        env["AUTHORSITE_WORKERS"] = str(workers)
+    res = subprocess.run([sys.executable, "-m", "generator", "-v", "-C", str(root), *args], capture_output=True,
+                         text=True, env=env, timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    return res
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def assert_same_as_clean(root: Path, tmp: Path, name: str) -> None:
+    clean = tmp / f"clean-{name}"
+    cli(root, "build", "--output", str(clean))
+    got, want = tree(root / "output"), tree(clean)
+    assert sorted(got) == sorted(want), set(got) ^ set(want)
+    differing = [k for k in want if got[k] != want[k]]
+    assert not differing, f"incremental build differs from a clean build in {differing[:10]}"
+    multi = [p for p in (root / "output").rglob("*") if p.is_file() and p.stat().st_nlink > 1]
+    assert multi == [], "a reused file kept a second hard link"
+
+
+def synthetic_site(root: Path, authors: int = 60, records: int = 25) -> Path:
+    rng = random.Random(7)
+    (root / "content/authors").mkdir(parents=True)
+    (root / "site.yaml").write_text("title: Synthetic\nbase_url: https://example.org/lab/\npaginate: 20\n")
+    names = [f"Author{i:03d} Person" for i in range(authors)]
+    for i, name in enumerate(names):
+        (root / f"content/authors/a{i:03d}.yaml").write_text(
+            f"name: {name}\nsources:\n  - arxiv: {{query: 'au:\"{name}\"'}}\n")
+    config = load_site(root)
+    serial = 0
+    for i, a in enumerate(config.authors):
+        recs = []
+        for _ in range(records):
+            serial += 1
+            subjects = tuple(rng.sample(SUBJECTS, rng.randint(1, 3)))
+            coauthors = [names[(i + rng.randint(1, authors - 1)) % authors]] if rng.random() < 0.3 else []
+            rid = f"2{rng.randint(1, 5)}0{rng.randint(1, 9)}.{serial:05d}"
+            recs.append(Record(
+                key=f"arxiv:{rid}", title=f"On {rng.choice(['sparse', 'dense', 'latent'])} models ${serial}$",
+                year=int("20" + rid[:2]), arxiv_id=rid, version=1,
+                authors=tuple(Person(n) for n in [a.name, *coauthors]), abstract=f"Abstract {serial} \\emph{{x}}.",
+                published=f"20{rid[:2]}-{rid[2:4]}-01T00:00:00Z", updated=f"20{rid[:2]}-{rid[2:4]}-01T00:00:00Z",
+                primary_subject=subjects[0], subjects=subjects))
+        path = cache_file(config.cache_path, a.slug, a.sources[0])
+        assert path is not None
+        write_entry(path, CacheEntry({"type": "arxiv", "query": a.sources[0].query}, "2026-01-01T00:00:00Z",
+                                     tuple(recs)))
+    return root
+
+
+
+def inodes(out: Path) -> dict[str, int]:
+    return {p.relative_to(out).as_posix(): p.stat().st_ino for p in out.rglob("*") if p.is_file()}
+
+
+def remade(before: dict[str, int], out: Path) -> set[str]:
+    """The outputs the last build made anew (a search shard counts once; static files, copied
+    on every build, are left out)."""
+    made = set()
+    for rel, ino in inodes(out).items():
+        if not rel.startswith("static/") and before.get(rel) != ino:
+            made.add("/".join(rel.split("/")[:2]) if rel.startswith("pagefind/") else rel)
+    return made
+
+
+def clone(src: Path, dest: Path) -> Path:
+    """A fresh clone of a site with its last output and manifest restored, as a CI cache does:
+    the site's files are copied anew (so every date is new), the output and manifest as they were."""
+    dest.mkdir()
+    shutil.copy(src / "site.yaml", dest / "site.yaml")
+    shutil.copytree(src / "content", dest / "content", copy_function=shutil.copy)   # new mtimes
+    shutil.copytree(src / "output", dest / "output")
+    shutil.copytree(src / ".authorsite", dest / ".authorsite")
+    return dest
+
+
+def shard_of(root: Path, slug: str) -> str:
+    from generator.search import plan_shards
+
+    config = load_site(root)
+    shards = plan_shards([a.slug for a in config.authors], [p.name for p in config.pages])
+    return next(s.subdir for s in shards if slug in s.authors)
+
+
+def test_incremental_equals_clean_on_the_demo(tmp_path: Path) -> None:
+    root = tmp_path / "demo"
+    root.mkdir()
+    shutil.copy(REPO / "site.yaml", root / "site.yaml")
+    shutil.copytree(REPO / "content", root / "content")
+    cli(root, "build")
+    before = {p: p.stat().st_mtime_ns for p in (root / "output").rglob("*") if p.is_file()}
+    res = cli(root, "build")
+    assert "nothing changed" in res.stderr
+    assert {p: p.stat().st_mtime_ns for p in (root / "output").rglob("*") if p.is_file()} == before
+
+    author = root / "content/authors/bingning-wang.yaml"
+    author.write_text(author.read_text().replace("name: Bingning Wang", "name: Bingning Wang\naffiliation: Lab"))
+    res = cli(root, "build")
+    assert "jobs rendered" in res.stderr and " 0 reused" not in res.stderr
+    assert_same_as_clean(root, tmp_path, "author")
+
+    (root / "templates/partials").mkdir(parents=True)
+    record = (REPO / "themes/default/templates/partials/record.html").read_text()
+    (root / "templates/partials/record.html").write_text(record.replace('class="badge"', 'class="badge b"'))
+    res = cli(root, "build")
+    assert " 0 reused" in res.stderr, "a template edit re-renders everything"
+    assert 'class="badge b"' in (root / "output/authors/bin-cui/index.html").read_text()
+    assert_same_as_clean(root, tmp_path, "template")
+
+    page = root / "content/pages/about.md"
+    page.write_text(page.read_text().replace("title: About", "title: About us"))
+    cli(root, "build")
+    assert_same_as_clean(root, tmp_path, "page")
+
+
+def test_a_fresh_clone_with_the_last_output_reuses_all_but_the_jobs_an_edit_touches(tmp_path: Path) -> None:
+    first = synthetic_site(tmp_path / "first")
+    build(first)
+    root = clone(first, tmp_path / "clone")
+    assert build(root).unchanged, "the contents are the same: nothing to do"
+    res = build(root, strict=True)   # strict skips the whole-build shortcut: every job is compared
+    assert (res.rendered, res.reused) == (0, res.reused) and res.reused > 200
+
+    author = root / "content/authors/a003.yaml"
+    author.write_text(author.read_text() + "affiliation: Somewhere Else\n")
+    before = inodes(root / "output")
+    res = build(root)
+    slug = load_site(root).authors[3].slug
+    assert remade(before, root / "output") == {
+        f"authors/{slug}/index.html", f"authors/{slug}/publications.bib", f"authors/{slug}/publications.json",
+        "index.html", "data.json", shard_of(root, slug)}
+    assert res.rendered == 6
+    assert_same_as_clean(root, tmp_path, "clone")
+
+    # a typed-in record added: its subject's pages, feeds, the indexes and the site-wide files too
+    author.write_text(author.read_text().replace(
+        "sources:\n", "sources:\n  - records:\n      - {title: A new one, year: 2031, subjects: [cs.CL]}\n"))
+    before = inodes(root / "output")
+    res = build(root)
+    got = remade(before, root / "output")
+    pages = {p.relative_to(root / "output").as_posix() for p in (root / "output/subjects/cs.CL").rglob("*.html")}
+    assert got == {f"authors/{slug}/index.html", f"authors/{slug}/feed.xml", f"authors/{slug}/publications.bib",
+                   f"authors/{slug}/publications.json", *pages, "subjects/cs.CL/feed.xml", "subjects/index.html",
+                   "index.html", "feed.xml", "data.json", shard_of(root, slug)}
+    assert res.rendered == len(got)
+    assert_same_as_clean(root, tmp_path, "clone-record")
+
+
+def test_parallel_and_incremental_equal_clean_on_a_synthetic_site(tmp_path: Path) -> None:
+    root = synthetic_site(tmp_path / "syn")
+    res = cli(root, "build", workers=2)
+    assert "with 2 processes" in res.stderr
+    serial = tmp_path / "serial"
+    cli(root, "build", "--output", str(serial), workers=1)
+    assert tree(root / "output") == tree(serial), "two processes and one give different bytes"
+
+    # one record changed in one cache file: only the jobs that read it run again
+    config = load_site(root)
+    a = config.authors[5]
+    path = cache_file(config.cache_path, a.slug, a.sources[0])
+    assert path is not None
+    entry = read_entry(path)
+    record = entry.records[0]
+    write_entry(path, dataclasses.replace(entry, records=(dataclasses.replace(record, title="A changed title"),
+                                                          *entry.records[1:])))
+    before = inodes(root / "output")
+    cli(root, "build", workers=2)
+    got = remade(before, root / "output")
+    subjects = {f"subjects/{code}/" for code in record.subjects}
+    must = {f"authors/{a.slug}/index.html", f"authors/{a.slug}/feed.xml", f"authors/{a.slug}/publications.bib",
+            f"authors/{a.slug}/publications.json", "index.html", "data.json", "subjects/index.html",
+            shard_of(root, a.slug)}
+    assert must <= got
+    assert all(p in must or p == "feed.xml" or p.startswith(tuple(subjects)) for p in got), got
+    assert any(p.startswith(tuple(subjects)) for p in got)
+    assert "A changed title" in (root / f"output/authors/{a.slug}/index.html").read_text()
+    assert_same_as_clean(root, tmp_path, "record")
+
+    # an author removed, another added
+    (root / "content/authors/a010.yaml").unlink()
+    (root / "content/authors/zz-new.yaml").write_text(
+        "name: New Person\nsources:\n  - records:\n      - {title: Typed, year: 2024, subjects: [cs.CL]}\n")
+    cli(root, "build", workers=2)
+    assert not (root / "output/authors/a010").exists()
+    assert_same_as_clean(root, tmp_path, "authors")
+
+
+def test_a_template_edit_reruns_every_job(tmp_path: Path) -> None:
+    root = synthetic_site(tmp_path / "syn", authors=6, records=4)
+    first = build(root, search=False)
+    (root / "templates").mkdir()
+    base = (REPO / "themes/default/templates/404.html").read_text()
+    (root / "templates/404.html").write_text(base + "\n")
+    res = build(root, search=False)
+    assert res.reused == 0 and res.rendered == first.rendered
+
+
+def _site(record_authors: dict[str, tuple[str, ...]]) -> SiteModel:
+    return SiteModel(title="t", description="", base_url="/", language="en", authors=(), subjects=(), pages=(),
+                     record_authors=record_authors, paginate=50, cname=None)
+
+
+def test_the_digest_of_what_a_job_reads_is_canonical() -> None:
+    r = Record(key="arxiv:1", title="T", year=2024, authors=(Person("Ada"),))
+    site = _site({"arxiv:1": ("ada",)})
+    d = jobs._Digester(site).digest
+    assert d(({"a": 1, "b": (r,)},)) == d(({"b": [r], "a": 1},)), "dict order and tuple/list do not matter"
+    assert d((Markup("<b>x</b>"),)) == d(("<b>x</b>",))
+    assert d(("1",)) != d((1,)) != d((None,)) and d(("ab", "c")) != d(("a", "bc"))
+    for changed in (dataclasses.replace(r, title="U"), dataclasses.replace(r, order=1),
+                    dataclasses.replace(r, authors=(Person("Ada", ("Lab",)),))):
+        assert d((changed,)) != d((r,))
+    assert jobs._Digester(_site({"arxiv:1": ("bob",)})).digest((r,)) != d((r,)), \
+        "who lists a record is part of it"
+    try:
+        d((object(),))
+    except TypeError as exc:
+        assert "plain values" in str(exc)
+    else:
+        raise AssertionError("an object without a canonical digest must fail loudly")
+
+
+def test_a_manifest_of_another_format_or_a_broken_one_is_ignored(tmp_path: Path) -> None:
+    path = tmp_path / "m.json"
+    jobs.Manifest("x", {"index.html": "d"}).write(path)
+    assert jobs.Manifest.read(path) == jobs.Manifest("x", {"index.html": "d"})
+    path.write_text(path.read_text().replace(f'"format": {jobs.FORMAT}', '"format": 1'))
+    assert jobs.Manifest.read(path) is None
+    path.write_text("{not json")
+    assert jobs.Manifest.read(path) is None
