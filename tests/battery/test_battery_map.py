@@ -1,4 +1,4 @@
-"""Acceptance 1 of issue 7: every battery case has a named test, and the map stays true.
+"""The reliability battery's map (battery_cases.py): every case has a named test, and the map stays true.
 
 The map (``battery_cases.py``) is checked both ways: every case id of reliability.md section 3
 (A1-A19, B1-B27, C1-C13, D1-D10, E1-E12, F1-F6) has at least one test; every test it
