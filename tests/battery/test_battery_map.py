@@ -1,8 +1,8 @@
 """The reliability battery's map (battery_cases.py): every case has a named test, and the map stays true.
 
 The map (``battery_cases.py``) is checked both ways: every case id of section 3 of
-../shared/reference/reliability.md
-(A1-A19, B1-B27, C1-C13, D1-D10, E1-E12, F1-F6) has at least one test; every test it
+../shared/reference/reliability.md (A1-A19, B1-B27, C1-C13, D1-D10, E1-E12, F1-F6; the counts are
+copied here so the test reads nothing outside the repository) has at least one test; every test it
 names exists (function in the file, and the parameter id in the file or its fixture);
 every test and fixture of this folder appears in the map.
 """
