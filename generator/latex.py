@@ -37,6 +37,21 @@ import nh3
 from latex2mathml.converter import convert_to_element
 from markupsafe import Markup, escape
 
+from generator.latex_tables import (
+    ACCENTS as _ACCENTS,
+    CONTROL_SYMBOLS as _CONTROL_SYMBOLS,
+    DECLARATIONS as _DECLARATIONS,
+    LETTERS as _LETTERS,
+    MATHML_ATTRS as _MATHML_ATTRS,
+    MATHML_TAGS as _MATHML_TAGS,
+    MATH_SYMBOLS as _MATH_SYMBOLS,
+    REPLACEMENTS as _REPLACEMENTS,
+    STYLE_MACROS as _STYLE_MACROS,
+    SUBSCRIPT as _SUBSCRIPT,
+    SUPERSCRIPT as _SUPERSCRIPT,
+    SYMBOLS as _SYMBOLS,
+)
+
 _MAX_DEPTH = 16  # nested macro arguments rendered recursively
 _MAX_MATH = 1000  # longest formula handed to latex2mathml (arXiv abstracts are <= 1920 chars)
 _MATH_BUDGET = 10_000  # formula characters converted per call; the rest shows as source
@@ -51,22 +66,6 @@ _SPACES = re.compile(r"[ \t\r\n]*")
 _BRACE = re.compile(r"\\.|[{}]", re.S)
 _ENTITY = re.compile(r"&#x([0-9A-Fa-f]{1,6});")
 
-_EM, _STRONG, _CODE = ("<em>", "</em>"), ("<strong>", "</strong>"), ("<code>", "</code>")
-_PLAIN = ("", "")
-_UNDERLINE = ('<span class="tex-underline">', "</span>")
-_SMALLCAPS = ('<span class="tex-sc">', "</span>")
-_STYLE_MACROS = {
-    "emph": _EM, "textit": _EM, "textsl": _EM, "textbf": _STRONG, "texttt": _CODE,
-    "underline": _UNDERLINE, "uline": _UNDERLINE, "textsc": _SMALLCAPS, "textrm": _PLAIN,
-    "textsf": _PLAIN, "textup": _PLAIN, "textmd": _PLAIN, "textnormal": _PLAIN, "mbox": _PLAIN,
-    "text": _PLAIN,
-}
-_DECLARATIONS = {
-    "em": _EM, "it": _EM, "itshape": _EM, "sl": _EM, "slshape": _EM, "bf": _STRONG,
-    "bfseries": _STRONG, "tt": _CODE, "ttfamily": _CODE, "sc": _SMALLCAPS, "scshape": _SMALLCAPS,
-    "rm": _PLAIN, "rmfamily": _PLAIN, "sf": _PLAIN, "sffamily": _PLAIN, "upshape": _PLAIN,
-    "normalfont": _PLAIN,
-}
 # Every branch starts with a literal, so re can skip plain text with a fast charset scan
 # (about 8x faster than named groups); token() dispatches on the matched text instead.
 _TOKEN = re.compile(
@@ -74,7 +73,6 @@ _TOKEN = re.compile(
     + r")(?![A-Za-z])|---?|``|''|~",
     re.S,
 )
-_REPLACEMENTS = {"---": "—", "--": "–", "``": "“", "''": "”", "~": "\u00a0", "~~": "~"}
 # Closing delimiter patterns (unrolled loops: fast, and they skip escaped characters).
 _CLOSERS = {
     "$": (re.compile(r"[^\\$]*(?:\\.[^\\$]*)*\$", re.S), 1),
@@ -82,73 +80,16 @@ _CLOSERS = {
     "\\(": (re.compile(r"[^\\]*(?:\\[^)][^\\]*)*\\\)", re.S), 2),
     "\\[": (re.compile(r"[^\\]*(?:\\[^\]][^\\]*)*\\\]", re.S), 2),
 }
-_SYMBOLS = {
-    "texttimes": "×", "textdiv": "÷", "textpm": "±", "ldots": "…", "dots": "…", "textellipsis": "…",
-    "textendash": "–", "textemdash": "—", "textquoteleft": "‘", "textquoteright": "’",
-    "textquotedblleft": "“", "textquotedblright": "”", "textdegree": "°", "copyright": "©",
-    "textcopyright": "©", "S": "§", "P": "¶", "dag": "†", "ddag": "‡", "pounds": "£", "euro": "€",
-    "textbullet": "•", "textbackslash": "\\", "textasciitilde": "~", "textasciicircum": "^",
-    "textunderscore": "_", "textbar": "|", "textless": "<", "textgreater": ">", "LaTeX": "LaTeX",
-    "TeX": "TeX", "quad": "\u2003", "qquad": "\u2003\u2003", "thinspace": "\u2009", "slash": "/",
-    "newline": " ", "linebreak": " ", "par": " ", "noindent": "", "xspace": "",
-}
-_LETTERS = {  # letter-making macros eat the following space (Stra\ss e -> Straße)
-    "ss": "ß", "ae": "æ", "AE": "Æ", "oe": "œ", "OE": "Œ", "o": "ø", "O": "Ø", "aa": "å",
-    "AA": "Å", "l": "ł", "L": "Ł", "i": "ı", "j": "ȷ",
-}
-_ACCENTS = {  # accent command -> (combining mark, spacing form for an empty argument)
-    "'": ("\u0301", "´"), "`": ("\u0300", "`"), "^": ("\u0302", "^"), '"': ("\u0308", "¨"),
-    "~": ("\u0303", "~"), "=": ("\u0304", "¯"), ".": ("\u0307", "˙"), "u": ("\u0306", "˘"),
-    "v": ("\u030c", "ˇ"), "H": ("\u030b", "˝"), "c": ("\u0327", "¸"), "k": ("\u0328", "˛"),
-    "r": ("\u030a", "˚"), "d": ("\u0323", ""), "b": ("\u0331", ""),
-}
-_CONTROL_SYMBOLS = {
-    "%": "%", "&": "&", "_": "_", "#": "#", "$": "$", "{": "{", "}": "}", " ": " ", "\t": " ",
-    "\n": " ", "\r": " ", "\\": " ", ",": "\u2009", ";": " ", ":": " ", ">": " ", "!": "",
-    "/": "", "-": "", "@": "",
-}
 _ACCENT_BASE = re.compile(r"\\[ij](?![A-Za-z])|[A-Za-z]")
 _NAMED_BASE = re.compile(r"[ \t]+(\\[ij](?![A-Za-z])|[A-Za-z])")
 
-# MathML allow-list: what latex2mathml emits, minus anything that can carry a URL, script,
-# CSS or an identifier (href, style, class, id, xmlns, on*).
-_MATHML_TAGS = frozenset(
-    "math mrow mi mn mo ms mtext mspace msup msub msubsup mfrac msqrt mroot mover munder "
-    "munderover mtable mtr mtd mstyle menclose mpadded mphantom merror".split()
-)
-_MATHML_ATTRS = frozenset(
-    "display mathvariant stretchy fence separator accent accentunder lspace rspace columnalign "
-    "rowalign columnlines rowlines columnspacing rowspacing frame displaystyle scriptlevel "
-    "notation width height depth voffset linethickness minsize maxsize mathsize movablelimits "
-    "largeop symmetric form mathcolor mathbackground linebreak".split()
-)
 _SAFE_VALUE = re.compile(r"[A-Za-z0-9#.%+\- ]{0,64}")
 
-_GREEK = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho"
-_GREEK2 = "sigma tau upsilon phi chi psi omega"
-_MATH_SYMBOLS = {
-    **{name: chr(0x3B1 + i) for i, name in enumerate(_GREEK.split())},
-    **{name: chr(0x3C3 + i) for i, name in enumerate(_GREEK2.split())},
-    "Gamma": "Γ", "Delta": "Δ", "Theta": "Θ", "Lambda": "Λ", "Xi": "Ξ", "Pi": "Π", "Sigma": "Σ",
-    "Upsilon": "Υ", "Phi": "Φ", "Psi": "Ψ", "Omega": "Ω", "varepsilon": "ε", "vartheta": "ϑ",
-    "varphi": "φ", "times": "×", "cdot": "·", "cdots": "⋯", "ldots": "…", "dots": "…", "pm": "±",
-    "mp": "∓", "div": "÷", "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "ll": "≪", "gg": "≫",
-    "ne": "≠", "neq": "≠", "approx": "≈", "sim": "∼", "simeq": "≃", "equiv": "≡", "propto": "∝",
-    "infty": "∞", "to": "→", "rightarrow": "→", "leftarrow": "←", "Rightarrow": "⇒",
-    "leftrightarrow": "↔", "in": "∈", "notin": "∉", "subset": "⊂", "subseteq": "⊆", "cup": "∪",
-    "cap": "∩", "forall": "∀", "exists": "∃", "partial": "∂", "nabla": "∇", "sum": "∑", "prod": "∏",
-    "int": "∫", "sqrt": "√", "circ": "∘", "prime": "′", "ell": "ℓ", "langle": "⟨", "rangle": "⟩",
-    "emptyset": "∅", "mid": "∣", "oplus": "⊕", "otimes": "⊗", "quad": " ", "qquad": " ",
-    "left": "", "right": "", "displaystyle": "", "limits": "",
-    **{f: f for f in "log ln exp sin cos tan max min arg lim det sup inf".split()},
-}
 _MATH_WRAPPER = re.compile(
     r"\\(?:text|textit|textbf|textrm|texttt|textsf|emph|mathrm|mathbf|mathit|mathsf|mathtt|"
     r"mathcal|mathbb|mathfrak|boldsymbol|bm|operatorname|mbox)\s*\{([^{}\\]*)\}"
 )
 _MATH_TOKEN = re.compile(r"\\([A-Za-z]+)|\\(.)|([\^_])(\{[^{}\\]*\}|[^{}\\\s])", re.S)
-_SUPERSCRIPT = str.maketrans("0123456789+-=()ni", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱ")
-_SUBSCRIPT = str.maketrans("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎")
 
 
 def tex_to_html(text: str) -> Markup:
