@@ -21,9 +21,9 @@ refuses. A port in use is one line of error and exit 1. ``serve`` never fetches.
 
 from __future__ import annotations
 
+import errno
 import html
 import logging
-import errno
 import posixpath
 import tempfile
 import threading
@@ -139,7 +139,11 @@ class PreviewHandler(BaseHTTPRequestHandler):
             self._serve(body)
         except OSError as exc:
             log.debug("%s: %s", self.path[:200], exc)
-            self._not_found(body)
+            self.close_connection = True
+            try:
+                self._not_found(body)
+            except OSError:
+                pass             # the client is gone: nothing left to answer
 
     def _serve(self, body: bool) -> None:
         if not self._host_ok():
