@@ -201,6 +201,7 @@ def test_a_site_broken_at_start_shows_the_error_page_then_recovers(site: Path) -
         assert "content/authors/bin-cui.yaml:" in body
         assert _get(url, "/")[0] == 500
         epoch = _epoch(url)
+        time.sleep(1)  # "serving" is logged before the watcher's inotify watches are surely in place
         author.write_text(original)
         _next_epoch(url, epoch)
         status, body = _get(url, "/authors/bin-cui/")

@@ -248,10 +248,10 @@ def test_e10_requests_during_rebuilds_get_complete_pages(good_site: Path) -> Non
         assert "Traceback" not in s.stderr()
 
 
-# ============================================================================ E11 (issue 13)
+# ============================================================================ issue 13: E5, E8, E11
 
 
-def test_e11_long_path_segments_are_answered_without_a_traceback(good_site: Path) -> None:
+def test_e5_long_path_segments_are_answered_without_a_traceback(good_site: Path) -> None:
     with serve(good_site) as s:
         for target in ("/" + "a" * 1000, "/authors/" + "b" * 1000 + "/", "/" + "c" * 9000,
                        "/authors/ada/" + "d" * 9000 + ".html", "/" + "%C3%A9" * 300):
@@ -261,7 +261,7 @@ def test_e11_long_path_segments_are_answered_without_a_traceback(good_site: Path
         assert "Traceback" not in log and "Errno 36" not in log and "File name too long" not in log, log[-3000:]
 
 
-def test_e11_busy_port_names_the_port_and_the_option(good_site: Path) -> None:
+def test_e8_busy_port_names_the_port_and_the_option(good_site: Path) -> None:
     with serve(good_site) as s:
         proc = subprocess.run([sys.executable, "-m", "generator", "-C", str(good_site), "serve", "--port", str(s.port)],
                               capture_output=True, text=True, env=cli_env(), timeout=60)
@@ -289,7 +289,7 @@ def test_e11_broken_at_start_says_so_and_serves_the_error_page(good_site: Path) 
         assert "Traceback" not in s.stderr()
 
 
-def test_e11_serve_outside_a_site_is_one_line(tmp_path: Path) -> None:
+def test_e8_serve_outside_a_site_is_one_line(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "generator", "-C", str(tmp_path), "serve", "--port", "0"],
                           capture_output=True, text=True, env=cli_env(), timeout=60)
     assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
