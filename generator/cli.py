@@ -151,11 +151,13 @@ def review(ctx: click.Context, slug: str) -> None:
 
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
+              help="Port to listen on (0: any free port).")
 @click.pass_context
 @_handle_errors
 def serve(ctx: click.Context, host: str, port: int) -> None:
-    """Build into a temporary folder and preview it on http://HOST:PORT/ (never fetches)."""
+    """Build into a temporary folder and preview it on http://HOST:PORT/, rebuilding on every edit
+    of site.yaml, content/, templates/, static/ or themes/ (never fetches)."""
     from generator.serve import serve as run_serve
 
     run_serve(ctx.obj["root"], host=host, port=port)

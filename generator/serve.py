@@ -2,24 +2,28 @@
 
 The preview is built into a temporary folder with base_url set to the server's own
 address (so links work locally whatever site.yaml says; output/ is never touched).
-A watcher (watchfiles) rebuilds on changes to site.yaml, content/, themes/,
-templates/ and static/, debounced. Every open page runs a small script, injected
+A watcher (serve_watch.py) rebuilds on changes to site.yaml, content/, themes/,
+templates/ and static/, debounced, including those folders made after start, and
+never on what the build or the tools write. Every open page runs a small script, injected
 into HTML *responses* only (never into files), that long-polls
 ``/__livereload/<epoch>`` and reloads when the epoch moves on (as MkDocs does).
 A failed rebuild keeps the last good build on disk but answers HTML requests with
 an error page naming the file and line; the next good build recovers by itself.
+A site broken at start is served the same way (the error page, until it is fixed).
 
 The server serves only the built folder: no dotfiles, no symlinks, no ``..``,
 no directory listings, only GET/HEAD, a Host check against DNS rebinding when
-bound to loopback, and a socket timeout for idle connections. ``serve`` never
-fetches.
+bound to loopback, and a socket timeout for idle connections. Any request path gets
+an answer, never a dropped connection: 414 for a path longer than the system's
+PATH_MAX, 404 for a segment longer than NAME_MAX or any other path the file system
+refuses. A port in use is one line of error and exit 1. ``serve`` never fetches.
 """
 
 from __future__ import annotations
 
+import errno
 import html
 import logging
-import os
 import posixpath
 import tempfile
 import threading
@@ -32,10 +36,13 @@ from urllib.parse import unquote, urlsplit
 from generator import jobs
 from generator.build import build
 from generator.errors import SiteError
+from generator.serve_watch import CONFIG, INPUT_DIRS, watch_inputs
 
 log = logging.getLogger(__name__)
 
-WATCHED = ("site.yaml", "content", "themes", "templates", "static")
+WATCHED = (CONFIG, *INPUT_DIRS)
+MAX_PATH = 4096      # Linux PATH_MAX: a longer request path cannot name a file (414)
+MAX_SEGMENT = 255    # NAME_MAX, in bytes: a longer segment cannot name a file (404)
 _TYPES = {
     ".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8",
     ".xml": "application/xml; charset=utf-8", ".json": "application/json", ".svg": "image/svg+xml",
@@ -114,10 +121,10 @@ class PreviewHandler(BaseHTTPRequestHandler):
             self.close_connection = True
 
     def do_GET(self) -> None:
-        self._serve(body=True)
+        self._answer(body=True)
 
     def do_HEAD(self) -> None:
-        self._serve(body=False)
+        self._answer(body=False)
 
     def _method_not_allowed(self) -> None:
         self._send(HTTPStatus.METHOD_NOT_ALLOWED, b"method not allowed\n", "text/plain", True,
@@ -126,6 +133,18 @@ class PreviewHandler(BaseHTTPRequestHandler):
     do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _method_not_allowed
 
     # -------------------------------------------------------------------------------------------
+    def _answer(self, body: bool) -> None:
+        """Every request gets an answer: a path the file system refuses is not found, not a reset."""
+        try:
+            self._serve(body)
+        except OSError as exc:
+            log.debug("%s: %s", self.path[:200], exc)
+            self.close_connection = True
+            try:
+                self._not_found(body)
+            except OSError:
+                pass             # the client is gone: nothing left to answer
+
     def _serve(self, body: bool) -> None:
         if not self._host_ok():
             self._send(HTTPStatus.MISDIRECTED_REQUEST, b"unknown host\n", "text/plain", body)
@@ -134,17 +153,20 @@ class PreviewHandler(BaseHTTPRequestHandler):
         if rel is None:
             self._send(HTTPStatus.BAD_REQUEST, b"bad request\n", "text/plain", body)
             return
+        if len(rel.encode("utf-8")) > MAX_PATH:
+            self._send(HTTPStatus.REQUEST_URI_TOO_LONG, b"request path too long\n", "text/plain", body)
+            return
         if rel.startswith("__livereload/"):
             self._long_poll(rel.split("/", 1)[1], body)
             return
         state = self.server.state
         file = self._find_file(state.out_dir, rel)
-        if file is None:
-            self._not_found(body)
-            return
-        if state.error is not None and file.suffix == ".html":
+        if state.error is not None and (file.suffix if file else posixpath.splitext(rel)[1]) in ("", ".html"):
             page = (_ERROR_PAGE % html.escape(state.error)).encode("utf-8")
             self._send(HTTPStatus.INTERNAL_SERVER_ERROR, self._inject(page), _TYPES[".html"], body)
+            return
+        if file is None:
+            self._not_found(body)
             return
         try:
             data = file.read_bytes()
@@ -184,6 +206,8 @@ class PreviewHandler(BaseHTTPRequestHandler):
         parts = [p for p in rel.split("/") if p]
         if any(p.startswith(".") for p in parts):
             return None          # dotfiles, '..' and '.': never served
+        if any(len(p.encode("utf-8")) > MAX_SEGMENT for p in parts):
+            return None          # no file has such a name (stat would fail with ENAMETOOLONG)
         norm = posixpath.normpath("/" + "/".join(parts))
         current = root
         for part in [p for p in norm.split("/") if p]:
@@ -244,7 +268,8 @@ def _rebuild(root: Path, url: str, out_dir: Path, state: PreviewState) -> None:
     try:
         res = build(root, base_url=url, out_dir=out_dir, workers=1)
     except SiteError as exc:
-        log.error("build failed (still serving the last good build):\n%s", exc)
+        kept = "still serving the last good build" if out_dir.is_dir() else "serving the error page until it is fixed"
+        log.error("build failed (%s):\n%s", kept, exc)
         state.publish(str(exc))
         return
     log.info("rebuilt in %.2f s (%d jobs rendered, %d reused)", time.perf_counter() - start, res.rendered,
@@ -253,28 +278,45 @@ def _rebuild(root: Path, url: str, out_dir: Path, state: PreviewState) -> None:
 
 
 def _watch(root: Path, url: str, out_dir: Path, state: PreviewState, stop: threading.Event) -> None:
-    import watchfiles
-
-    paths = [root / p for p in WATCHED if (root / p).exists()]
-    for changes in watchfiles.watch(*paths, stop_event=stop, debounce=150, step=30, raise_interrupt=False,
-                                    watch_filter=lambda _c, p: not os.path.basename(p).startswith(".")):
-        log.info("changed: %s", ", ".join(sorted({Path(p).name for _, p in changes})))
+    def changed(paths: list[str]) -> None:
+        more = f" and {len(paths) - 5} more" if len(paths) > 5 else ""
+        log.info("changed: %s%s", ", ".join(paths[:5]), more)
         _rebuild(root, url, out_dir, state)
+
+    watch_inputs(root, changed, stop)
+
+
+def _bind(host: str, port: int, state: PreviewState, loopback: bool) -> PreviewServer:
+    """The listening server, or one line saying why it cannot listen and what to do."""
+    try:
+        return PreviewServer((host, port), state, allow_any_host=not loopback)
+    except OSError as exc:
+        other = port + 1 if 0 < port < 65535 else 8000
+        if exc.errno == errno.EADDRINUSE:
+            why = f"port {port} on {host} is already in use (another serve?)"
+        elif exc.errno == errno.EACCES:
+            why = f"no permission to listen on port {port} (ports below 1024 need root)"
+        else:
+            why = f"cannot listen on {host}:{port}: {exc.strerror or exc} (check --host)"
+        raise SiteError(f"{why}: stop the other server, or choose another port with --port {other} "
+                        "(--port 0 picks a free one)") from None
 
 
 def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, ready: threading.Event | None = None,
           stop: threading.Event | None = None) -> None:
     """Build, serve and watch until interrupted (or until ``stop`` is set, for tests)."""
     root = root.resolve()
+    if not (root / CONFIG).is_file():
+        raise SiteError(f"no {CONFIG} in {root}: run serve in a site's folder (or give it with -C FOLDER)")
     loopback = host in ("127.0.0.1", "localhost", "::1")
     if not loopback:
         log.warning("listening on %s: the preview is reachable from other machines", host)
     with tempfile.TemporaryDirectory(prefix="authorsite-serve-") as tmp:
         out_dir = Path(tmp) / "site"
         state = PreviewState(out_dir)
-        server = PreviewServer((host, port), state, allow_any_host=not loopback)
+        server = _bind(host, port, state, loopback)
         url = f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{server.server_port}/"
-        build(root, base_url=url, out_dir=out_dir, workers=1)  # the first build must succeed
+        _rebuild(root, url, out_dir, state)  # a broken site is served too: its error page, until fixed
         stop = stop or threading.Event()
         watcher = threading.Thread(target=_watch, args=(root, url, out_dir, state, stop), daemon=True)
         watcher.start()

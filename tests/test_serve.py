@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import http.client
+import re
 import shutil
 import socket
+import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from browser_util import chromium_browser, serve_site
+from browser_util import CLI, chromium_browser, serve_site
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -107,3 +109,100 @@ def test_200_concurrent_requests_and_idle_connections(site: Path) -> None:
         finally:
             for s in idle:
                 s.close()
+
+
+# ------------------------------------------------------------------ issue 13: a serve that never falls over
+
+
+def _get(url: str, target: str, timeout: float = 30) -> tuple[int, str]:
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+    try:
+        conn.request("GET", target)
+        resp = conn.getresponse()
+        return resp.status, resp.read().decode("utf-8", "replace")
+    finally:
+        conn.close()
+
+
+def _epoch(url: str) -> int:
+    m = re.search(r'var epoch = "(\d+)"', _get(url, "/")[1])
+    assert m, "no reload script on the home page"
+    return int(m.group(1))
+
+
+def _next_epoch(url: str, epoch: int) -> int:
+    """Long-poll the reload endpoint, as an open page does; the epoch it answers with."""
+    return int(_get(url, f"/__livereload/{epoch}", timeout=40)[1])
+
+
+def test_busy_port_is_one_line_and_exit_1(site: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        proc = subprocess.run([*CLI, "-C", str(site), "serve", "--port", str(port)],
+                              capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert f"port {port} on 127.0.0.1 is already in use" in lines[0] and "--port" in lines[0], lines[0]
+    assert "Traceback" not in proc.stderr
+
+
+def test_1000_and_9000_character_path_segments_get_404_or_414(site: Path) -> None:
+    with serve_site(site) as url:
+        for target in ("/" + "a" * 1000, "/authors/" + "b" * 1000 + "/", "/" + "c" * 9000,
+                       "/x/" + "%C3%A9" * 200 + "/index.html", "/" + "d" * 255, "/authors/bin-cui/" + "e" * 9000 + ".html"):
+            status = _raw(url, target)
+            assert status in (404, 414), (target[:40], status)
+        assert _raw(url, "/" + "a" * 1000 + "/" + "b" * 1000 + "/" + "c" * 1000) == 404
+        assert _raw(url, "/" + "/".join(["f" * 200] * 45)) == 414
+        assert _raw(url, "/authors/bin-cui/") == 200
+
+
+def test_a_folder_made_after_start_is_watched_and_outputs_are_not(site: Path) -> None:
+    (site / "content/cache").mkdir(exist_ok=True)  # the fetch cache is an input; only its .raw/ is not
+    with serve_site(site) as url:
+        epoch = _epoch(url)
+        (site / "templates").mkdir()                      # made after start: the watch restarts
+        epoch = _next_epoch(url, epoch)
+        (site / "static").mkdir()
+        epoch = _next_epoch(url, epoch)
+        note = site / "static" / "note.txt"
+        note.write_text("first\n")
+        epoch = _next_epoch(url, epoch)
+        assert _get(url, "/static/note.txt") == (200, "first\n")
+        note.write_text("second\n")                       # an edit inside the new folder reloads
+        epoch = _next_epoch(url, epoch)
+        assert _get(url, "/static/note.txt") == (200, "second\n")
+
+        # what the build and the tools write is not an input
+        for rel in ("output/index.html", ".authorsite/manifest-x.json", ".venv/lib/x.py", "node_modules/a/b.js",
+                    "benchmark-results/run.json", "content/cache/.raw/x.json", "static/__pycache__/x.pyc",
+                    "static/.note.txt.swp"):
+            (site / rel).parent.mkdir(parents=True, exist_ok=True)
+            (site / rel).write_text("x")
+        time.sleep(1.5)
+        assert _epoch(url) == epoch, "a write outside the inputs triggered a rebuild"
+
+        with (site / "site.yaml").open("a") as fh:     # the config file is an input too
+            fh.write("\n# edited while serving\n")
+        assert _next_epoch(url, epoch) != epoch
+
+
+def test_a_site_broken_at_start_shows_the_error_page_then_recovers(site: Path) -> None:
+    author = site / "content/authors/bin-cui.yaml"
+    original = author.read_text()
+    author.write_text(original.replace("name: Bin Cui", "name: [Bin Cui\n"))
+    with serve_site(site) as url:
+        status, body = _get(url, "/authors/bin-cui/")
+        assert status == 500 and 'id="build-error"' in body, (status, body[:300])
+        assert "content/authors/bin-cui.yaml:" in body
+        assert _get(url, "/")[0] == 500
+        epoch = _epoch(url)
+        time.sleep(1)  # "serving" is logged before the watcher's inotify watches are surely in place
+        author.write_text(original)
+        _next_epoch(url, epoch)
+        status, body = _get(url, "/authors/bin-cui/")
+        assert status == 200 and "Bin Cui" in body and "build-error" not in body

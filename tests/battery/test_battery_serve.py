@@ -246,3 +246,51 @@ def test_e10_requests_during_rebuilds_get_complete_pages(good_site: Path) -> Non
         last = s.get("/authors/ada/")[1]
         assert names[-1].encode() in last
         assert "Traceback" not in s.stderr()
+
+
+# ============================================================================ issue 13: E5, E8, E11
+
+
+def test_e5_long_path_segments_are_answered_without_a_traceback(good_site: Path) -> None:
+    with serve(good_site) as s:
+        for target in ("/" + "a" * 1000, "/authors/" + "b" * 1000 + "/", "/" + "c" * 9000,
+                       "/authors/ada/" + "d" * 9000 + ".html", "/" + "%C3%A9" * 300):
+            assert s.get(target)[0] in (404, 414), target[:40]
+        assert s.get("/authors/ada/")[0] == 200
+        log = s.stderr()
+        assert "Traceback" not in log and "Errno 36" not in log and "File name too long" not in log, log[-3000:]
+
+
+def test_e8_busy_port_names_the_port_and_the_option(good_site: Path) -> None:
+    with serve(good_site) as s:
+        proc = subprocess.run([sys.executable, "-m", "generator", "-C", str(good_site), "serve", "--port", str(s.port)],
+                              capture_output=True, text=True, env=cli_env(), timeout=60)
+        assert proc.returncode == 1
+        assert proc.stderr.strip() == (f"error: port {s.port} on 127.0.0.1 is already in use (another serve?): stop "
+                                       f"the other server, or choose another port with --port {s.port + 1} "
+                                       "(--port 0 picks a free one)"), proc.stderr
+        assert s.get("/authors/ada/")[0] == 200   # the running server is unharmed
+
+
+def test_e11_broken_at_start_says_so_and_serves_the_error_page(good_site: Path) -> None:
+    config = good_site / "site.yaml"
+    original = config.read_text()
+    config.write_text(original + "\nno_such_key: 1\n")
+    with serve(good_site) as s:
+        status, body = s.get("/")
+        assert status == 500 and b'id="build-error"' in body and b"site.yaml" in body
+        assert "serving the error page until it is fixed" in s.stderr()
+        epoch = s.epoch()
+        config.write_text(original)
+        deadline = time.monotonic() + 20
+        while s.epoch() == epoch and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert s.get("/")[0] == 200
+        assert "Traceback" not in s.stderr()
+
+
+def test_e8_serve_outside_a_site_is_one_line(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "generator", "-C", str(tmp_path), "serve", "--port", "0"],
+                          capture_output=True, text=True, env=cli_env(), timeout=60)
+    assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "no site.yaml in" in proc.stderr

@@ -1,0 +1,116 @@
+"""Watching a site's inputs for ``authorsite serve``, and nothing else.
+
+The inputs are site.yaml and the folders content/, themes/, templates/ and static/.
+Watching the site root recursively would also put inotify watches on everything the
+build and the tools write (output/, .authorsite/, .venv/, node_modules/, benchmark
+results): thousands of folders, and rebuilds triggered by the build's own writes.
+Watching only the input folders that exist at start would miss a templates/ made
+later. So the input folders are watched recursively (watchfiles), and at every step
+of that watch the root's top level is checked with a few stat calls: when an input
+folder appears or disappears, or site.yaml changes (an editor that saves by rename
+gives it a new inode, which a watch on the file itself would lose), the watch
+restarts with the new set of folders and the site is rebuilt.
+
+Inside the input folders, dotfiles (editor swap files, the fetch's temporary files
+and raw cache), ``__pycache__`` and ``node_modules`` and backup files ending in ``~``
+are not inputs.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from pathlib import Path
+from typing import Callable
+
+log = logging.getLogger(__name__)
+
+CONFIG = "site.yaml"
+INPUT_DIRS = ("content", "themes", "templates", "static")
+_IGNORED_PARTS = frozenset({"__pycache__", "node_modules"})
+_SETTLE = 0.15  # seconds: as watchfiles' debounce, so a file saved in two writes is read once
+
+Signature = tuple[tuple[tuple[str, int], ...], tuple[int, int, int] | None]
+
+
+def input_dirs(root: Path) -> tuple[Path, ...]:
+    """The input folders that exist now."""
+    return tuple(root / name for name in INPUT_DIRS if (root / name).is_dir())
+
+
+def top_signature(root: Path) -> Signature:
+    """What the root's top level says about the inputs: which input folders exist (and
+    their inodes, so a folder deleted and made again counts), and site.yaml's stat."""
+    dirs = []
+    for folder in input_dirs(root):
+        try:
+            dirs.append((folder.name, folder.stat().st_ino))
+        except OSError:
+            continue
+    try:
+        st = (root / CONFIG).stat()
+        config = (st.st_ino, st.st_mtime_ns, st.st_size)
+    except OSError:
+        config = None
+    return tuple(dirs), config
+
+
+def is_input(root: Path, path: str) -> bool:
+    """Whether a changed path reported by the watcher is one of the site's inputs."""
+    try:
+        parts = Path(path).relative_to(root).parts
+    except ValueError:
+        return False
+    if not parts or parts[0] not in INPUT_DIRS:
+        return parts == (CONFIG,)
+    return not any(p.startswith(".") or p in _IGNORED_PARTS or p.endswith("~") for p in parts)
+
+
+class _Restart:
+    """The ``stop_event`` given to watchfiles: set when serve stops or the top level changed."""
+
+    def __init__(self, stop: threading.Event, root: Path, signature: Signature) -> None:
+        self.stop, self.root, self.signature = stop, root, signature
+
+    def is_set(self) -> bool:
+        return self.stop.is_set() or top_signature(self.root) != self.signature
+
+
+def _describe(old: Signature, new: Signature) -> list[str]:
+    names = sorted({name for name, _ in old[0]} ^ {name for name, _ in new[0]})
+    made = {name for name, _ in new[0]}
+    what = [f"{name}/ {'made' if name in made else 'removed'}" for name in names]
+    if old[1] != new[1]:
+        what.append(CONFIG)
+    return what or ["input folders"]
+
+
+def _watch_until_restart(root: Path, restart: _Restart, on_change: Callable[[list[str]], None]) -> None:
+    import watchfiles
+
+    dirs = input_dirs(root)
+    if not dirs:
+        while not restart.is_set():
+            restart.stop.wait(0.1)
+        return
+    try:
+        for changes in watchfiles.watch(*dirs, stop_event=restart, debounce=150, step=30, raise_interrupt=False,
+                                        watch_filter=lambda _c, p: is_input(root, p)):
+            on_change(sorted({os.path.relpath(p, root) for _, p in changes}))
+    except OSError as exc:  # an input folder removed while the watch was being set up
+        log.debug("watch restarted: %s", exc)
+        restart.stop.wait(0.1)
+
+
+def watch_inputs(root: Path, on_change: Callable[[list[str]], None], stop: threading.Event) -> None:
+    """Call ``on_change(paths)`` after each change to the site's inputs, until ``stop`` is set."""
+    signature = top_signature(root)
+    while not stop.is_set():
+        _watch_until_restart(root, _Restart(stop, root, signature), on_change)
+        if stop.wait(_SETTLE):
+            return
+        new = top_signature(root)
+        if new != signature:
+            what, signature = _describe(signature, new), new
+            on_change(what)

@@ -1,0 +1,56 @@
+"""The site header at every width from 320 px (issue 13, acceptance point 2's header part).
+
+Issue 13 found the header's "Search" button wrapping to "Searc / h" at 320, 390, 414 and
+600 px: the body's ``overflow-wrap: anywhere`` let the flex row squeeze the button below
+its word. Here, in Debian's Chromium on the built demo site, every link and button of the
+header must be one line box (its text has a single client rect) and the page must not
+scroll sideways, at 320, 390, 414, 600 and 1280 px, in light and dark mode.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from browser_util import chromium_browser
+from quality_util import build_demo_site, static_server
+
+WIDTHS = (320, 390, 414, 600, 1280)
+PAGES = ("", "authors/bin-cui/", "subjects/", "search/")
+
+_MEASURE = """() => {
+  const boxes = [];
+  for (const el of document.querySelectorAll('.site-header a, .site-header button')) {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    const lines = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+    boxes.push({text: el.textContent.trim(), lines: lines.size});
+  }
+  return {boxes, scroll: document.documentElement.scrollWidth, inner: window.innerWidth};
+}"""
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> str:
+    site: Path = build_demo_site(tmp_path_factory.mktemp("header"))
+    with static_server(site) as url:
+        yield url
+
+
+@pytest.mark.parametrize("scheme", ("light", "dark"))
+def test_header_items_never_wrap_and_nothing_scrolls_sideways(base: str, scheme: str) -> None:
+    problems = []
+    with chromium_browser() as browser:
+        for width in WIDTHS:
+            page = browser.new_page(viewport={"width": width, "height": 800})
+            page.emulate_media(color_scheme=scheme)
+            for path in PAGES:
+                page.goto(base + path, wait_until="load")
+                got = page.evaluate(_MEASURE)
+                assert got["boxes"], f"{path}: no header links or buttons found"
+                problems += [f"{width}px /{path}: {b['text']!r} is on {b['lines']} lines"
+                             for b in got["boxes"] if b["lines"] != 1]
+                if got["scroll"] > got["inner"]:
+                    problems.append(f"{width}px /{path}: scrolls sideways ({got['scroll']} > {got['inner']} px)")
+            page.close()
+    assert not problems, "\n".join(problems)
