@@ -33,7 +33,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from generator import jobs
+from generator import jobs, routes
 from generator.build import build
 from generator.errors import SiteError
 from generator.serve_watch import CONFIG, INPUT_DIRS, watch_inputs
@@ -227,7 +227,7 @@ class PreviewHandler(BaseHTTPRequestHandler):
         return current
 
     def _not_found(self, body: bool) -> None:
-        page = self.server.state.out_dir / "404.html"
+        page = self.server.state.out_dir / routes.not_found().path
         data = page.read_bytes() if page.is_file() and not page.is_symlink() else b"not found\n"
         ctype = _TYPES[".html"] if page.is_file() else "text/plain"
         self._send(HTTPStatus.NOT_FOUND, self._inject(data) if page.is_file() else data, ctype, body)

@@ -233,16 +233,12 @@ FALLBACK_KINDS = frozenset({"ArxivSource", "FeedSource", "RecordsSource"})
 
 
 def source_kind_names() -> frozenset[str]:
-    """The names of the source kind classes: the three of today, plus every class the registry
-    holds in a module-level mapping or collection (or as a module-level class) once it exists."""
+    """The names of the source kind classes: the three of today, plus the config type and the
+    class of every kind the registry holds (``registry.kinds()``)."""
     names = set(FALLBACK_KINDS)
-    if importlib.util.find_spec("generator.sources.registry") is None:
-        return frozenset(names)
     registry = importlib.import_module("generator.sources.registry")
-    for value in vars(registry).values():
-        items = value.values() if isinstance(value, dict) else value
-        if isinstance(items, (tuple, list, set, frozenset, type({}.values()))):
-            names.update(v.__name__ for v in items if isinstance(v, type))
+    for kind in registry.kinds():
+        names.update({kind.config_type.__name__, type(kind).__name__})
     return frozenset(names)
 
 
