@@ -118,8 +118,9 @@ def test_d2_file_size_limit_during_write(good_site: Path) -> None:
 
 
 def test_d2_dev_full_during_write(good_site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The fifth file is written to /dev/full: ENOSPC when it is flushed."""
-    _fail_open_after(monkeypatch, 5, lambda path, mode: open("/dev/full", mode))  # noqa: SIM115
+    """The third file is written to /dev/full: ENOSPC when it is flushed. (The third, not the fifth:
+    an affiliation edit now re-renders only the jobs that read it, four files here.)"""
+    _fail_open_after(monkeypatch, 3, lambda path, mode: open("/dev/full", mode))  # noqa: SIM115
     exc = _build_fails(good_site, EXIT_OUTPUT)
     assert "cannot write the site: No space left on device" in str(exc)
 
