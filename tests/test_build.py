@@ -1,4 +1,4 @@
-"""End-to-end builds of the demo site and of small inline sites (issue 2, acceptance 2-5 and 7).
+"""End-to-end builds of the demo site and of small inline sites: pages, links, feeds, safety and determinism.
 
 Every build here is real: ``generator.build.build`` in-process, or the ``authorsite``
 executable in a subprocess. Pages are parsed with ``html.parser``; feeds with feedparser;

@@ -98,7 +98,7 @@ CASES: dict[str, list[str]] = {
     "B13": ["tests/unit/test_latex.py::test_xss_payloads_are_inert", "tests/unit/test_latex.py::test_unbalanced_input_falls_back",
             "tests/unit/test_latex.py::test_href_link_text_kept_without_link",
             "tests/unit/test_latex.py::test_fuzz_output_is_always_inert",
-            "tests/test_pages_content.py::test_math_and_macros_on_the_demo_pages"],
+            "tests/test_render_content.py::test_math_and_macros_on_the_demo_pages"],
     "B14": [F + "test_b14_absurd_sizes_keep_the_page_under_a_megabyte", PARSE + "test_absurd_sizes_are_capped",
             "tests/unit/test_latex.py::test_200kb_input_is_fast"],
     "B15": [FAULTS + "test_zero_results_for_a_new_author_is_an_empty_cache", FAULTS + "test_shrink_is_refused"],
@@ -194,7 +194,7 @@ CASES: dict[str, list[str]] = {
     "F5": [P + "test_f5_every_page_parses_and_is_inert", P + "test_f5_hostile_text_is_shown_as_text",
            PROP + "test_hostile_author_file", PROP + "test_hostile_typed_in_record",
            BUILD + "test_hostile_text_is_escaped_everywhere",
-           "tests/test_pages_quality.py::test_every_page_passes_the_nu_html_checker"],
+           "tests/test_theme_quality.py::test_every_page_passes_the_nu_html_checker"],
     "F6": ["tests/test_workflows.py::test_publish_workflow",
            "n/a (partly): the project publishes from the cache when a fetch fails (the fetch step has "
            "continue-on-error and the cache is byte-identical, so the pages do not regress); a job summary "
