@@ -19,10 +19,10 @@ B = "tests/battery/"
 CLI = "tests/test_cli.py::"
 BUILD = "tests/test_build.py::"
 UNIT = "tests/unit/test_config.py::"
-FAULTS = "tests/fetch/test_fetch_faults.py::"
-PARSE = "tests/fetch/test_fetch_parse.py::"
-HTTP = "tests/fetch/test_fetch_http.py::"
-FCLI = "tests/fetch/test_fetch_cli.py::"
+FAULTS = "tests/sources/test_fetch_faults.py::"
+PARSE = "tests/sources/test_arxiv_parse.py::"
+HTTP = "tests/sources/test_http.py::"
+FCLI = "tests/sources/test_fetch_cli.py::"
 SERVE = "tests/test_serve.py::"
 HAZ = FAULTS + "test_hazard_leaves_the_cache_byte_identical"
 PHAZ = PARSE + "test_hazard_refused_by_parse_page"
@@ -104,7 +104,7 @@ CASES: dict[str, list[str]] = {
     "B15": [FAULTS + "test_zero_results_for_a_new_author_is_an_empty_cache", FAULTS + "test_shrink_is_refused"],
     "B16": _hazard("empty-page.xml") + [FAULTS + "test_empty_page_then_full_page_is_retried"],
     "B17": [FAULTS + "test_short_page_is_retried_and_a_persistent_one_keeps_the_cache",
-            "tests/fetch/test_fetch_incremental.py::test_first_fetch_pages_then_nothing_new_costs_one_request_per_author"],
+            "tests/sources/test_arxiv_paging.py::test_first_fetch_pages_then_nothing_new_costs_one_request_per_author"],
     "B18": [PARSE + "test_duplicate_entries_keep_the_first_and_versions_are_split",
             FAULTS + "test_merge_never_drops_and_never_downgrades",
             "tests/unit/test_assemble.py::test_merge_keeps_the_latest_version"],
@@ -139,7 +139,7 @@ CASES: dict[str, list[str]] = {
     "C9": [HTTP + "test_body_size_cap_declared_and_streamed"],
     "C10": [HTTP + "test_redirects_stay_on_the_same_host", HTTP + "test_same_host_redirect_followed_other_host_refused",
             PARSE + "test_endpoint_from_environment_or_site_yaml"],
-    "C11": ["tests/fetch/test_fetch_incremental.py::test_requests_are_never_closer_than_the_delay",
+    "C11": ["tests/sources/test_arxiv_paging.py::test_requests_are_never_closer_than_the_delay",
             HTTP + "test_user_agent_and_one_connection", HTTP + "test_arxiv_host_needs_three_seconds_other_hosts_do_not"],
     "C12": [F + "test_c12_no_network_build_from_cache_warns_and_strict_fails", BUILD + "test_build_never_touches_the_network",
             BUILD + "test_build_succeeds_in_a_namespace_with_no_network"],

@@ -48,7 +48,7 @@ def test_every_reference_names_an_existing_test() -> None:
             stem = param.split("-", 1)[1]
             assert (path.parent / "fixtures" / "yaml" / f"{stem}.json").is_file(), f"{case}: no fixture {stem}"
         elif m["func"] == "test_hazard_leaves_the_cache_byte_identical" or m["func"] == "test_hazard_refused_by_parse_page":
-            assert (REPO / "tests/fetch/fixtures/hazards" / param).is_file(), f"{case}: no hazard {param}"
+            assert (REPO / "tests/fixtures/hazards" / param).is_file(), f"{case}: no hazard {param}"
         else:
             assert param in source, f"{case}: parameter {param!r} not found in {m['path']}"
 
