@@ -1,8 +1,8 @@
-"""Battery case -> tests (issue 7, acceptance 1): every case of reliability.md section 3.
+"""The reliability battery's map, case id -> tests: every case of reliability.md section 3.
 
 ``CASES`` lists, per case id, the tests that cover it (``path::function[param]``,
 relative to the repository). Section A's fixture-per-hazard tests are added from the
-fixtures themselves (each ``fixtures/yaml/NAME.json`` names its case). A reference that
+fixtures themselves (each ``tests/fixtures/yaml-hazards/NAME.json`` names its case). A reference that
 starts with ``n/a:`` explains why part of a case cannot apply. ``test_battery_map.py``
 checks that every case has a test, every reference exists, and every battery test and
 fixture is listed.
@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+YAML_HAZARDS = HERE.parent / "fixtures" / "yaml-hazards"   # section A: one payload + NAME.json per hazard
 
 B = "tests/battery/"
 CLI = "tests/test_cli.py::"
@@ -26,14 +27,14 @@ FCLI = "tests/sources/test_fetch_cli.py::"
 SERVE = "tests/test_serve.py::"
 HAZ = FAULTS + "test_hazard_leaves_the_cache_byte_identical"
 PHAZ = PARSE + "test_hazard_refused_by_parse_page"
-Y = B + "test_battery_yaml.py::"
-O = B + "test_battery_output.py::"
-K = B + "test_battery_kill.py::"
-S = B + "test_battery_serve.py::"
-P = B + "test_battery_pages.py::"
-F = B + "test_battery_feeds.py::"
-PROP = B + "test_battery_properties.py::"
-XB = B + "test_battery_browser.py::"
+Y = B + "test_config_hazards.py::"
+O = B + "test_output_hazards.py::"
+K = B + "test_output_kill.py::"
+S = B + "test_serve_hazards.py::"
+P = B + "test_pages_hosting.py::"
+F = B + "test_sources_hazards.py::"
+PROP = B + "test_config_properties.py::"
+XB = B + "test_theme_xss.py::"
 
 
 def _hazard(name: str) -> list[str]:
@@ -205,7 +206,7 @@ CASES: dict[str, list[str]] = {
 def fixture_cases() -> dict[str, list[str]]:
     """Section A's fixtures, by case id, as test references."""
     out: dict[str, list[str]] = {}
-    for p in sorted((HERE / "fixtures" / "yaml").glob("*.json")):
+    for p in sorted(YAML_HAZARDS.glob("*.json")):
         case = json.loads(p.read_text("utf-8"))["case"]
         out.setdefault(case, []).append(f"{Y}test_yaml_hazard[{case}-{p.stem}]")
     return out

@@ -1,4 +1,4 @@
-"""Fixtures of the battery suite (issue 7): a good small site built once, copies of it per
+"""Fixtures of the reliability battery: a good small site built once, copies of it per
 test, and a fake arXiv server (tests/sources' fakearxiv, on 127.0.0.1)."""
 
 from __future__ import annotations
