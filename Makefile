@@ -51,7 +51,7 @@ bench: $(VENV)/.installed-bench
 	$(PY) bench/run.py $(BENCH_ARGS)
 
 golden: $(VENV)/.installed-test
-	AUTHORSITE_UPDATE_GOLDEN=1 $(PY) -m pytest -q tests/test_golden.py
+	AUTHORSITE_UPDATE_GOLDEN=1 $(PY) -m pytest -q tests/test_render_golden.py
 
 # docs/configuration.md and docs/schema/*.json, made from the config schema (generator/config/schema.py).
 docs: $(VENV)/.installed

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 REPO = Path(__file__).resolve().parents[1]
 TESTS = REPO / "tests"
-SEEDS = TESTS / "seeds"
+SEEDS = TESTS / "fixtures" / "seeds"
 GOLDEN = TESTS / "golden"
 # Not resolved: in a virtualenv sys.executable is a symlink in .venv/bin, and that
 # directory (not the base interpreter's) holds the console script.

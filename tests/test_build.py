@@ -1,4 +1,4 @@
-"""End-to-end builds of the demo site and of small inline sites (issue 2, acceptance 2-5 and 7).
+"""End-to-end builds of the demo site and of small inline sites: pages, links, feeds, safety and determinism.
 
 Every build here is real: ``generator.build.build`` in-process, or the ``authorsite``
 executable in a subprocess. Pages are parsed with ``html.parser``; feeds with feedparser;
@@ -77,7 +77,7 @@ def _model(root: Path):  # type: ignore[no-untyped-def]
 
 
 def test_seed_files_parse_as_expected() -> None:
-    """The copies in tests/seeds are what the rest of this module relies on."""
+    """The copies in tests/fixtures/seeds are what the rest of this module relies on."""
     assert sorted(s.name for s in SEEDS) == ["Bin Cui", "Bingning Wang"]
     for s in SEEDS:
         assert len(s.records) == 18, s.path.name

@@ -1,4 +1,4 @@
-"""The ``authorsite`` command line, run as a real subprocess (issue 2, acceptance 6 and the CLI).
+"""The ``authorsite`` command line, run as a real subprocess: every command, its exit status and its errors.
 
 Bad configuration: one report on stderr naming file:line, the key and a hint, exit
 status 1, no traceback, and ``output/`` byte-for-byte as the previous good build left it.

@@ -1,4 +1,4 @@
-"""Atomic output under a hard kill (issue 7, point 2, on the demo site).
+"""Atomic output (generator.output) under a hard kill, on the demo site.
 
 A build is started as a subprocess and SIGKILLed after a seeded random delay, many
 times; after every kill, output/ must be byte-identical to the previous good build

@@ -1,4 +1,4 @@
-"""Issue 7, point 4: `authorsite check --strict` fails on each lint problem, passes on the demo."""
+"""The linter (generator.lint): `authorsite check --strict` fails on each lint problem, passes on the demo."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The live preview (issue 5): reload on edit, error page on a broken edit, a safe server."""
+"""The live preview (generator.serve): reload on edit, error page on a broken edit, a safe server."""
 
 from __future__ import annotations
 
@@ -111,7 +111,7 @@ def test_200_concurrent_requests_and_idle_connections(site: Path) -> None:
                 s.close()
 
 
-# ------------------------------------------------------------------ issue 13: a serve that never falls over
+# ------------------------------------------------------------------ a serve that never falls over
 
 
 def _get(url: str, target: str, timeout: float = 30) -> tuple[int, str]:

@@ -1,8 +1,8 @@
-"""Battery case -> tests (issue 7, acceptance 1): every case of reliability.md section 3.
+"""The reliability battery's map, case id -> tests: every case of reliability.md section 3.
 
 ``CASES`` lists, per case id, the tests that cover it (``path::function[param]``,
 relative to the repository). Section A's fixture-per-hazard tests are added from the
-fixtures themselves (each ``fixtures/yaml/NAME.json`` names its case). A reference that
+fixtures themselves (each ``tests/fixtures/yaml-hazards/NAME.json`` names its case). A reference that
 starts with ``n/a:`` explains why part of a case cannot apply. ``test_battery_map.py``
 checks that every case has a test, every reference exists, and every battery test and
 fixture is listed.
@@ -14,26 +14,27 @@ import json
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+YAML_HAZARDS = HERE.parent / "fixtures" / "yaml-hazards"   # section A: one payload + NAME.json per hazard
 
 B = "tests/battery/"
 CLI = "tests/test_cli.py::"
 BUILD = "tests/test_build.py::"
 UNIT = "tests/unit/test_config.py::"
-FAULTS = "tests/fetch/test_fetch_faults.py::"
-PARSE = "tests/fetch/test_fetch_parse.py::"
-HTTP = "tests/fetch/test_fetch_http.py::"
-FCLI = "tests/fetch/test_fetch_cli.py::"
+FAULTS = "tests/sources/test_fetch_faults.py::"
+PARSE = "tests/sources/test_arxiv_parse.py::"
+HTTP = "tests/sources/test_http.py::"
+FCLI = "tests/sources/test_fetch_cli.py::"
 SERVE = "tests/test_serve.py::"
 HAZ = FAULTS + "test_hazard_leaves_the_cache_byte_identical"
 PHAZ = PARSE + "test_hazard_refused_by_parse_page"
-Y = B + "test_battery_yaml.py::"
-O = B + "test_battery_output.py::"
-K = B + "test_battery_kill.py::"
-S = B + "test_battery_serve.py::"
-P = B + "test_battery_pages.py::"
-F = B + "test_battery_feeds.py::"
-PROP = B + "test_battery_properties.py::"
-XB = B + "test_battery_browser.py::"
+Y = B + "test_config_hazards.py::"
+O = B + "test_output_hazards.py::"
+K = B + "test_output_kill.py::"
+S = B + "test_serve_hazards.py::"
+P = B + "test_pages_hosting.py::"
+F = B + "test_sources_hazards.py::"
+PROP = B + "test_config_properties.py::"
+XB = B + "test_theme_xss.py::"
 
 
 def _hazard(name: str) -> list[str]:
@@ -98,13 +99,13 @@ CASES: dict[str, list[str]] = {
     "B13": ["tests/unit/test_latex.py::test_xss_payloads_are_inert", "tests/unit/test_latex.py::test_unbalanced_input_falls_back",
             "tests/unit/test_latex.py::test_href_link_text_kept_without_link",
             "tests/unit/test_latex.py::test_fuzz_output_is_always_inert",
-            "tests/test_pages_content.py::test_math_and_macros_on_the_demo_pages"],
+            "tests/test_render_content.py::test_math_and_macros_on_the_demo_pages"],
     "B14": [F + "test_b14_absurd_sizes_keep_the_page_under_a_megabyte", PARSE + "test_absurd_sizes_are_capped",
             "tests/unit/test_latex.py::test_200kb_input_is_fast"],
     "B15": [FAULTS + "test_zero_results_for_a_new_author_is_an_empty_cache", FAULTS + "test_shrink_is_refused"],
     "B16": _hazard("empty-page.xml") + [FAULTS + "test_empty_page_then_full_page_is_retried"],
     "B17": [FAULTS + "test_short_page_is_retried_and_a_persistent_one_keeps_the_cache",
-            "tests/fetch/test_fetch_incremental.py::test_first_fetch_pages_then_nothing_new_costs_one_request_per_author"],
+            "tests/sources/test_arxiv_paging.py::test_first_fetch_pages_then_nothing_new_costs_one_request_per_author"],
     "B18": [PARSE + "test_duplicate_entries_keep_the_first_and_versions_are_split",
             FAULTS + "test_merge_never_drops_and_never_downgrades",
             "tests/unit/test_assemble.py::test_merge_keeps_the_latest_version"],
@@ -139,7 +140,7 @@ CASES: dict[str, list[str]] = {
     "C9": [HTTP + "test_body_size_cap_declared_and_streamed"],
     "C10": [HTTP + "test_redirects_stay_on_the_same_host", HTTP + "test_same_host_redirect_followed_other_host_refused",
             PARSE + "test_endpoint_from_environment_or_site_yaml"],
-    "C11": ["tests/fetch/test_fetch_incremental.py::test_requests_are_never_closer_than_the_delay",
+    "C11": ["tests/sources/test_arxiv_paging.py::test_requests_are_never_closer_than_the_delay",
             HTTP + "test_user_agent_and_one_connection", HTTP + "test_arxiv_host_needs_three_seconds_other_hosts_do_not"],
     "C12": [F + "test_c12_no_network_build_from_cache_warns_and_strict_fails", BUILD + "test_build_never_touches_the_network",
             BUILD + "test_build_succeeds_in_a_namespace_with_no_network"],
@@ -194,7 +195,7 @@ CASES: dict[str, list[str]] = {
     "F5": [P + "test_f5_every_page_parses_and_is_inert", P + "test_f5_hostile_text_is_shown_as_text",
            PROP + "test_hostile_author_file", PROP + "test_hostile_typed_in_record",
            BUILD + "test_hostile_text_is_escaped_everywhere",
-           "tests/test_pages_quality.py::test_every_page_passes_the_nu_html_checker"],
+           "tests/test_theme_quality.py::test_every_page_passes_the_nu_html_checker"],
     "F6": ["tests/test_workflows.py::test_publish_workflow",
            "n/a (partly): the project publishes from the cache when a fetch fails (the fetch step has "
            "continue-on-error and the cache is byte-identical, so the pages do not regress); a job summary "
@@ -205,7 +206,7 @@ CASES: dict[str, list[str]] = {
 def fixture_cases() -> dict[str, list[str]]:
     """Section A's fixtures, by case id, as test references."""
     out: dict[str, list[str]] = {}
-    for p in sorted((HERE / "fixtures" / "yaml").glob("*.json")):
+    for p in sorted(YAML_HAZARDS.glob("*.json")):
         case = json.loads(p.read_text("utf-8"))["case"]
         out.setdefault(case, []).append(f"{Y}test_yaml_hazard[{case}-{p.stem}]")
     return out

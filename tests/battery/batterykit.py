@@ -1,4 +1,4 @@
-"""Helpers of the battery suite (issue 7): bounded subprocesses, sites, trees, page scans.
+"""Helpers of the reliability battery (tests/battery): bounded subprocesses, sites, trees, page scans.
 
 Every hostile run goes through ``run_limited``: the real ``authorsite`` executable in a
 subprocess with an address-space cap (``RLIMIT_AS``), optionally a file-size cap
@@ -29,7 +29,7 @@ from helpers import tree_state  # noqa: E402  (re-exported for the battery tests
 HERE = Path(__file__).resolve().parent
 TESTS = HERE.parent
 REPO = TESTS.parent
-FIXTURES = HERE / "fixtures"
+FIXTURES = TESTS / "fixtures"
 BIN = Path(sys.executable).parent
 AUTHORSITE = str(BIN / "authorsite")
 

@@ -1,5 +1,5 @@
-"""Fixtures of the battery suite (issue 7): a good small site built once, copies of it per
-test, and a fake arXiv server (the fetch suite's, on 127.0.0.1)."""
+"""Fixtures of the reliability battery: a good small site built once, copies of it per
+test, and a fake arXiv server (tests/sources' fakearxiv, on 127.0.0.1)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-for extra in (HERE, HERE.parent / "fetch"):
+for extra in (HERE, HERE.parent / "sources"):
     if str(extra) not in sys.path:
         sys.path.insert(0, str(extra))
 
 from batterykit import make_good_site  # noqa: E402
 from helpers import fresh_copy  # noqa: E402
-from fakearxiv import arxiv_server  # noqa: E402,F401  (a fixture, shared with the fetch suite)
+from fakearxiv import arxiv_server  # noqa: E402,F401  (a fixture, from tests/sources)
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from battery_cases import case_map
+from battery_cases import YAML_HAZARDS, case_map
 
 REPO = Path(__file__).resolve().parents[2]
 SECTIONS = {"A": 19, "B": 27, "C": 13, "D": 10, "E": 12, "F": 6}
@@ -46,9 +46,9 @@ def test_every_reference_names_an_existing_test() -> None:
             continue
         if m["func"] == "test_yaml_hazard":
             stem = param.split("-", 1)[1]
-            assert (path.parent / "fixtures" / "yaml" / f"{stem}.json").is_file(), f"{case}: no fixture {stem}"
+            assert (YAML_HAZARDS / f"{stem}.json").is_file(), f"{case}: no fixture {stem}"
         elif m["func"] == "test_hazard_leaves_the_cache_byte_identical" or m["func"] == "test_hazard_refused_by_parse_page":
-            assert (REPO / "tests/fetch/fixtures/hazards" / param).is_file(), f"{case}: no hazard {param}"
+            assert (REPO / "tests/fixtures/hazards" / param).is_file(), f"{case}: no hazard {param}"
         else:
             assert param in source, f"{case}: parameter {param!r} not found in {m['path']}"
 
@@ -62,4 +62,4 @@ def test_every_battery_test_and_fixture_is_in_the_map() -> None:
         for func in re.findall(r"^def (test_\w+)\(", module.read_text("utf-8"), re.M):
             assert func in named or func in HELPERS, f"{module.name}::{func} is not in battery_cases.py"
     listed = {ref for _, ref in _refs() if "test_yaml_hazard[" in ref}
-    assert len(listed) == len(list((here / "fixtures" / "yaml").glob("*.json")))
+    assert len(listed) == len(list(YAML_HAZARDS.glob("*.json")))

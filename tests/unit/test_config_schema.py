@@ -37,7 +37,7 @@ from generator.yamlfile import parse_yaml
 from helpers import make_project  # tests/ is on sys.path (tests/conftest.py)
 
 REPO = Path(__file__).resolve().parents[2]
-BATTERY = REPO / "tests" / "battery" / "fixtures" / "yaml"
+BATTERY = REPO / "tests" / "fixtures" / "yaml-hazards"
 
 # Bad cases of the YAML battery that are about a file's shape: the editor schema flags them too.
 SCHEMA_ERRORS = (

@@ -19,8 +19,8 @@ from generator.latex import tex_to_html, tex_to_text
 # Inputs inside the repository, found relative to this file, so the tests run the same in CI:
 # two profile-page dumps (copies of ../shared/seeds) and two arXiv API responses (50 entries).
 TESTS = Path(__file__).resolve().parents[1]
-SEEDS = TESTS / "seeds"
-ARXIV_SAMPLES = TESTS / "fetch" / "fixtures" / "arxiv-samples"
+SEEDS = TESTS / "fixtures" / "seeds"
+ARXIV_SAMPLES = TESTS / "fixtures" / "arxiv-samples"
 
 MATHML_TAGS = set(latex._MATHML_TAGS)
 ALLOWED_TAGS = MATHML_TAGS | {"em", "strong", "code", "span"}

@@ -374,7 +374,7 @@ def test_author_page_screenshots(site: Path, base: str, browser) -> None:  # noq
 
 
 def test_readme_screenshot_is_committed() -> None:
-    assert is_png(DOCS_SHOT), f"{DOCS_SHOT.relative_to(REPO)} missing: AUTHORSITE_UPDATE_SCREENSHOT=1 pytest tests/test_pages_quality.py"
+    assert is_png(DOCS_SHOT), f"{DOCS_SHOT.relative_to(REPO)} missing: AUTHORSITE_UPDATE_SCREENSHOT=1 pytest tests/test_theme_quality.py"
     assert DOCS_SHOT.stat().st_size < 400_000, "keep the README screenshot small"
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert "docs/screenshot-author.png" in readme, "the README does not show docs/screenshot-author.png"

@@ -1,4 +1,4 @@
-"""The HTTP client: back-off arithmetic with an injected clock, then real HTTP faults on 127.0.0.1."""
+"""The HTTP client (generator.sources.http): back-off arithmetic with an injected clock, then real HTTP faults on 127.0.0.1."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Never lose data: every fault ends with the cache updated correctly, or byte-identical and a clear message.
+"""generator.fetch never loses data: every fault ends with the cache updated correctly, or
+byte-identical and a clear message.
 
 Each test runs ``fetch.fetch_site`` over real HTTP against the fake arXiv with a
 cache written as a previous good fetch would have left it.
@@ -105,7 +106,7 @@ def test_short_page_is_retried_and_a_persistent_one_keeps_the_cache(arxiv_server
     assert "short page" in (result2.error or "") and cache_path(config2).read_bytes() == before
 
 
-# Issue 15, item 1: the first page's totalResults governs the whole query.
+# The first page's totalResults governs the whole query.
 GLITCHES = {
     "empty, total 0": Reply(feed_xml([], total=0, start=10)),
     "short, same total": Reply(feed_xml(corpus(12)[10:11], total=12, start=10)),
@@ -134,7 +135,7 @@ def test_a_persistent_total_zero_page_fails_the_source_instead_of_truncating(arx
 
 
 def test_a_refused_query_names_the_author_file_not_an_outage(arxiv_server, site) -> None:
-    """Issue 15, item 4: HTTP 400 with arXiv's Error entry is a mistake in the author file."""
+    """HTTP 400 with arXiv's Error entry is a mistake in the author file."""
     payload, meta = hazard("error-entry-400.xml")
     s = arxiv_server(Script(Reply(payload, status=400)))
     author = "name: Jane Doe\nsources:\n  - arxiv: 'id:abc'\n"

@@ -1,4 +1,5 @@
-"""Battery D3 and D4 at scale: hard kills and signals during ``build`` and ``fetch``.
+"""Atomic output and cache writes under hard kills and signals during ``build`` and ``fetch``,
+at scale (battery D3 and D4).
 
 * D3, build: a 100-author synthetic site (author files plus cache files written with
   ``generator.cache.write_entry``) is built as a subprocess and SIGKILLed (with its whole

@@ -1,4 +1,5 @@
-"""Battery section F (output for GitHub Pages), over the demo build and a hostile build.
+"""The built site as GitHub Pages hosts it (battery section F), over the demo build and a
+hostile build.
 
 Both are built for a project site (``https://user.github.io/repo/``): every page must
 parse, carry no event handler and no script but our own (JSON-LD, filter.js, search.js,

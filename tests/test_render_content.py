@@ -1,4 +1,4 @@
-"""Issue 4, points 1 and 5 on the demo build: math as MathML, macros, and the exports."""
+"""Rendered content of the demo build: math as MathML, macros, and the exports (BibTeX, CSL-JSON)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""The site header at every width from 320 px (issue 13, acceptance point 2's header part).
+"""The default theme's site header at every width from 320 px.
 
-Issue 13 found the header's "Search" button wrapping to "Searc / h" at 320, 390, 414 and
-600 px: the body's ``overflow-wrap: anywhere`` let the flex row squeeze the button below
-its word. Here, in Debian's Chromium on the built demo site, every link and button of the
+It guards a regression seen before: the header's "Search" button wrapped to "Searc / h"
+at 320, 390, 414 and 600 px, because the body's ``overflow-wrap: anywhere`` let the flex row
+squeeze the button below its word. Here, in Debian's Chromium on the built demo site, every link and button of the
 header must be one line box (its text has a single client rect) and the page must not
 scroll sideways, at 320, 390, 414, 600 and 1280 px, in light and dark mode.
 """

@@ -1,4 +1,4 @@
-"""Helpers of the fetch suite: small sites, seeded caches, hazard fixtures, the CLI in a subprocess."""
+"""Helpers of the sources tests: small sites, seeded caches, hazard fixtures, the CLI in a subprocess."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from generator.config import SiteConfig
 from generator.model import Record
 
 HERE = Path(__file__).resolve().parent
-FIXTURES = HERE / "fixtures"
+FIXTURES = HERE.parent / "fixtures"  # tests/fixtures: arxiv-samples, feeds, hazards
 SAMPLES = FIXTURES / "arxiv-samples"
 HAZARDS = FIXTURES / "hazards"
 SAMPLE_2019 = SAMPLES / "arxiv-api-2019-search-all-science-start0-max10.xml"

@@ -1,7 +1,6 @@
-"""Paging, incremental updates and politeness, asserted from the fake server's request log.
-
-Acceptance 2: with nothing new, an update costs one request per author.
-Acceptance 3: requests are never closer than ``fetch.delay_seconds``.
+"""arXiv paging, incremental updates and politeness (generator.fetch, generator.sources.arxiv),
+asserted from the fake server's request log: with nothing new, an update costs one request
+per author, and requests are never closer than ``fetch.delay_seconds``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Issue 5, point 4: `authorsite init NEWDIR` then `make site` inside it builds a working site."""
+"""New sites (generator.newsite and its scaffold): `authorsite init NEWDIR`, then `make site`
+inside it, builds a working site."""
 
 from __future__ import annotations
 

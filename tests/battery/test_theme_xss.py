@@ -1,4 +1,5 @@
-"""Issue 7, point 3: in headless Chromium, pages built from records full of XSS payloads run no script.
+"""The default theme against XSS (battery B9): in headless Chromium, pages built from records
+full of XSS payloads run no script.
 
 The hostile site (batterykit.make_hostile_site: payloads in every field of the site,
 two author files, a typed-in record, three cached "fetched" records and a free page)

@@ -1,4 +1,5 @@
-"""Pure parsing and normalisation: bytes in, records (or a refusal) out. No network, no clock."""
+"""Parsing and normalisation in generator.sources (arxiv, feed, accept, text): bytes in,
+records (or a refusal) out. No network, no clock."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Battery section A (site.yaml and author YAML): one fixture per hazard.
+"""Loading site.yaml and author YAML (generator.config) against hostile files: battery
+section A, one fixture per hazard.
 
-Each hazard is a payload file in ``fixtures/yaml/`` with its expectation next to it
+Each hazard is a payload file in ``tests/fixtures/yaml-hazards/`` with its expectation next to it
 (``NAME.json``: battery case, target path in the site, outcome, the substrings the
 report must contain). Big payloads (10 MB, 50,000 brackets) are generated from a recipe
 in the JSON instead of being committed. Every run is the real ``authorsite`` in a
@@ -31,7 +32,7 @@ from batterykit import (
     tree_state,
 )
 
-CASES = FIXTURES / "yaml"
+CASES = FIXTURES / "yaml-hazards"
 
 
 def _load(name: str) -> dict:

@@ -1,4 +1,5 @@
-"""Property tests (hypothesis): hostile text in every field of an author file and of a typed-in record.
+"""Property tests (hypothesis) of config loading and the build: hostile text in every field of
+an author file and of a typed-in record.
 
 Random text mixes control characters, bidi overrides (U+202E), zero-width and BOM
 characters, astral characters, Jinja syntax, Markdown and LaTeX syntax, ``<script>``,

@@ -1,9 +1,8 @@
 """The real ``authorsite`` executable against the fake arXiv: fetch, build, review, --strict, bombs.
 
-Acceptance 4: ``ARXIV_API_URL=http://127.0.0.1:PORT/api/query authorsite fetch`` then
-``authorsite build`` puts the fetched records on the author's page.
-Acceptance 5: ``authorsite review bin-cui`` on a cache with namesake records shows
-which rule dropped each.
+``ARXIV_API_URL=http://127.0.0.1:PORT/api/query authorsite fetch`` then ``authorsite build``
+puts the fetched records on the author's page; ``authorsite review bin-cui`` on a cache with
+namesake records shows which rule dropped each.
 """
 
 from __future__ import annotations

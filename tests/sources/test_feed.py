@@ -1,4 +1,4 @@
-"""``feed:`` sources over HTTP: same client, same acceptance, same never-lose-data rule."""
+"""``feed:`` sources (generator.sources.feed) over HTTP: same client, same acceptance, same never-lose-data rule."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Battery section E, the cases tests/test_serve.py does not already cover (E5-E8, E10).
+"""The preview server (generator.serve) against hostile clients and states: battery section E,
+the cases tests/test_serve.py does not already cover (E5-E8, E10, E11).
 
 The preview server runs as ``authorsite serve --port 0`` in a subprocess whose stderr
 goes to a file, so a flood of tracebacks could neither block it nor go unseen; its
@@ -248,7 +249,7 @@ def test_e10_requests_during_rebuilds_get_complete_pages(good_site: Path) -> Non
         assert "Traceback" not in s.stderr()
 
 
-# ============================================================================ issue 13: E5, E8, E11
+# ============================================================================ E5, E8, E11
 
 
 def test_e5_long_path_segments_are_answered_without_a_traceback(good_site: Path) -> None:

@@ -1,4 +1,5 @@
-"""Battery section D (filesystem, build and process), except the kill tests (test_battery_kill).
+"""Output and cache writes (generator.output, generator.cache) on a hostile filesystem: battery
+section D (filesystem, build and process), except the kill tests (test_output_kill).
 
 Tests run as root, so "not writable" is made real in other ways: output/ is a regular
 file, its parent is a file, the write call is fault-injected, the file size is capped

@@ -1,4 +1,5 @@
-"""Fixtures of the fetch suite: a fake arXiv server per test and small sites.
+"""Fixtures of the sources tests (generator.sources, generator.fetch, generator.store):
+a fake arXiv server per test and small sites.
 
 Everything talks real HTTP to 127.0.0.1 with real time, so delays are kept small
 (``delay_seconds`` 0.1-0.2, Retry-After of 1 s) to keep the suite well under a minute.
@@ -16,7 +17,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fakearxiv import arxiv_server  # noqa: E402,F401  (a fixture, shared with the fetch suite)
+from fakearxiv import arxiv_server  # noqa: E402,F401  (a fixture, shared with the battery)
 from fetchkit import JANE, write_site  # noqa: E402
 
 from generator.config import SiteConfig, load_site  # noqa: E402

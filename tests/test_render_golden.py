@@ -1,4 +1,4 @@
-"""Golden-file test of the demo's outputs (issue 2, acceptance 8; issue 11, item 10).
+"""Golden-file test of what generator.render makes from the demo site (pages, feeds, data.json).
 
 The demo site is built once per session (``demo`` fixture) and an author page, a subject
 page, an author feed, the site feed and the authors' index (data.json) are compared byte

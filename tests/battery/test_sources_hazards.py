@@ -1,4 +1,5 @@
-"""Battery B and C cases the fetch suite covers only at the parser (or not at all), end to end:
+"""Hostile feed content and network states end to end (battery B and C cases that tests/sources
+covers only at the parser, or not at all):
 fake arXiv -> ``authorsite fetch`` -> ``authorsite build`` -> the page.
 
 B10 (HTML/XHTML-typed fields and hostile links), B12 (template syntax), B14 (absurd sizes:
