@@ -6,9 +6,9 @@ each profiled author who lists it. Rendering its partial through Jinja once and 
 the result everywhere keeps the speed of the old hand-written fragments with the templates
 as the only markup, and a site that overrides a partial gets the same reuse.
 
-The cache is keyed by the value itself (a frozen, hashable ``Record``, a subject code, a
-person's name), never by ``id()`` or a record's key: two authors may hold different
-records with the same key. It lives in one ``Partial`` per template and site, so per
+The cache is keyed by the record object (held by the cache, so its id is never reused while
+kept), and small values (a chip's code, a person's name) by value; never by a record's key:
+two authors may hold different records with the same key. It lives in one ``Partial`` per template and site, so per
 process. HTML is kept as UTF-8 bytes: one non-ASCII character (the theme's arrow) makes a
 Python string take two bytes a character, and the cache holds a large part of a site.
 """
@@ -36,6 +36,8 @@ class Partial:
         self._template: jinja2.Template | None = None
         self._globals: dict[str, Any] = {}
         self._kept: dict[Hashable, bytes] = {}
+        self._by_object: dict[int, tuple[object, bytes]] = {}
+        self._small: dict[Hashable, Markup] = {}
         self.renders = 0
 
     def _render(self, values: tuple[Any, ...]) -> bytes:
@@ -43,15 +45,16 @@ class Partial:
 
         What ``Template.render`` does, minus copying the template's globals (a ChainMap, read
         key by key) into a new dict at every call: they are copied once, at the first render
-        (every global is set by then, see generator.template_globals). That copy was the largest
-        cost of rendering a partial."""
+        (every global is set by then, see generator.template_globals), and each render's context
+        reads them as its parent, its own values set as its variables (Jinja looks a name up in
+        the variables first). That copy was the largest cost of rendering a partial."""
         template, env = self._template, self._env
         if template is None:
             template = self._template = env.get_template(self._template_name)
             self._globals = dict(template.globals)
         self.renders += 1
-        context = env.context_class(env, {**self._globals, **dict(zip(self._names, values))}, template.name,
-                                    template.blocks)
+        context = env.context_class(env, self._globals, template.name, template.blocks)
+        context.vars.update(zip(self._names, values))
         try:
             return "".join(template.root_render_func(context)).encode("utf-8")
         except Exception:
@@ -59,12 +62,17 @@ class Partial:
             raise
 
     def _bytes(self, value: Hashable) -> bytes:
-        """One value's partial (the common case: a record), kept unless ``keep`` says no."""
-        html = self._kept.get(value)
-        if html is None:
-            html = self._render((value,))
-            if self._keep is None or self._keep(value):
-                self._kept[value] = html
+        """One value's partial (the common case: a record), kept unless ``keep`` says no.
+
+        Kept by the object, which the entry holds so its id is never reused while kept: hashing a
+        record by value (every field, every author) cost more than a tenth of its render. An equal
+        record held as another object is rendered again, to the same bytes."""
+        found = self._by_object.get(id(value))
+        if found is not None:
+            return found[1]
+        html = self._render((value,))
+        if self._keep is None or self._keep(value):
+            self._by_object[id(value)] = (value, html)
         return html
 
     def __call__(self, *values: Hashable) -> Markup:
@@ -76,6 +84,15 @@ class Partial:
             if self._keep is None or self._keep(*values):
                 self._kept[values] = html
         return Markup(html.decode("utf-8"))
+
+    def small(self, *values: Hashable) -> Markup:
+        """The partial of a small value that repeats on thousands of records (a subject chip,
+        a name in a byline), kept as the very Markup object returned each time: no decoding,
+        no new object on every use."""
+        html = self._small.get(values)
+        if html is None:
+            html = self._small[values] = Markup(self._render(values).decode("utf-8"))
+        return html
 
     def many(self, values: Iterable[Hashable]) -> Markup:
         """The partial of each value, concatenated (one template call for a list: a Jinja call

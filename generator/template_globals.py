@@ -59,20 +59,19 @@ def listed_by(record_authors: Mapping[str, tuple[str, ...]], r: Record) -> tuple
     return record_authors.get(r.key, ())
 
 
-def _listed_twice(record_authors: Mapping[str, tuple[str, ...]], r: Record) -> bool:
-    return len(record_authors.get(r.key, ())) > 1
+def _never(r: Record) -> bool:
+    return False
 
 
 def record_partials(env: jinja2.Environment, site: SiteModel) -> dict[str, Partial]:
     """The partials of a record, each rendered once per process and value (generator.partials).
 
-    A record's full entry shows only on its authors' pages: it is kept only when another
-    profiled author lists it too (keeping every one would cost 250 MB a process at
-    1,000 x 100, for no reuse). Brief entries (one per subject page) and feed entries
+    A record's full entry shows only on its authors' pages, each author holding its own record
+    object: it is rendered for each and not kept (keeping every one would cost 250 MB a process
+    at 1,000 x 100, for no reuse). Brief entries (one per subject page) and feed entries
     (author, subject and site feeds) are kept. Chips and names repeat on thousands of records."""
     return {
-        "record_html": Partial(env, "partials/record.html", keep=functools.partial(_listed_twice,
-                                                                                   site.record_authors)),
+        "record_html": Partial(env, "partials/record.html", keep=_never),
         "record_brief": Partial(env, "partials/record_brief.html"),
         "feed_entry": Partial(env, "partials/feed_entry.xml"),
         "chip": Partial(env, "partials/chip.html", ("code", "primary")),
@@ -111,15 +110,36 @@ def _work_jsonld(r: Record, person_id: str, names: Mapping[str, str], taxonomy: 
 
 
 def _chip(chip: Partial, code: str, primary: bool = False) -> Markup:
-    return chip(code, primary)
+    return chip.small(code, primary)
+
+
+def _person(person: Partial, name: str) -> Markup:
+    return person.small(name)
+
+
+def _byline(person: Partial, r: Record) -> Markup:
+    """A record's authors, each through partials/person.html, separated by a comma: one filter
+    call per record instead of a template loop per name (the largest cost of a record's partial)."""
+    return Markup(", ".join([person.small(p.name) for p in r.authors]))
+
+
+def _chips(chip: Partial, r: Record) -> Markup:
+    """A record's subject chips through partials/chip.html, primary first, each followed by a space."""
+    if not r.subjects:
+        return Markup("")
+    small = chip.small
+    return Markup(" ".join([small(code, i == 0) for i, code in enumerate(r.subjects)]) + " ")
 
 
 def template_filters(env_globals: Mapping[str, Any]) -> dict[str, Any]:
     """The helpers a record's partials call on every record, also as filters (``r.title|tex``,
     ``p.name|person``, ``code|chip(true)``): Jinja calls a filter directly, a global function
     through ``Context.call``, which was a tenth of the cost of rendering a record."""
-    names = ("tex", "tex_text", "person", "subject_name", "listed_by", "entry_updated")
-    return {**{n: env_globals[n] for n in names}, "chip": functools.partial(_chip, env_globals["chip"])}
+    names = ("tex", "tex_text", "subject_name", "listed_by", "entry_updated")
+    chip, person = env_globals["chip"], env_globals["person"]
+    return {**{n: env_globals[n] for n in names}, "chip": functools.partial(_chip, chip),
+            "person": functools.partial(_person, person), "byline": functools.partial(_byline, person),
+            "chips": functools.partial(_chips, chip)}
 
 
 def template_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> dict[str, Any]:
