@@ -52,23 +52,27 @@ _LIBRARIES = ("authorsite", "jinja2", "markupsafe", "markdown", "nh3", "latex2ma
               "pagefind-bin")
 
 
-def _files(top: Path) -> list[Path]:
-    """Every file under ``top`` (or ``top`` itself), in a stable order. Hidden files too: the
-    loader refuses some of them (``content/authors/.git.yaml``), so they are inputs."""
+def _files(top: Path) -> list[str]:
+    """Every file under ``top`` (or ``top`` itself), in a stable order, as strings (Path objects
+    cost half the time of digesting 2,000 files). Hidden files too: the loader refuses some of
+    them (``content/authors/.git.yaml``), so they are inputs."""
     if top.is_file():
-        return [top]
+        return [str(top)]
     out = []
     for dirpath, dirnames, filenames in os.walk(top):
         dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
-        out += [Path(dirpath, n) for n in sorted(filenames)]
+        out += [os.path.join(dirpath, n) for n in sorted(filenames)]
     return out
 
 
 def _hash_files(h: Any, tops: Iterable[Path], root: Path | None = None) -> None:  # noqa: ANN401 - a hashlib object
+    """Each file's name (relative to ``root`` when under it), length and bytes."""
+    prefix = str(root) + os.sep if root is not None else None
     for top in tops:
         for path in _files(top):
-            name = path.relative_to(root).as_posix() if root and root in path.parents else str(path)
-            data = path.read_bytes()
+            name = path[len(prefix):] if prefix and path.startswith(prefix) else path
+            with open(path, "rb") as f:
+                data = f.read()
             h.update(f"{name}\0{len(data)}\0".encode())
             h.update(data)
 
