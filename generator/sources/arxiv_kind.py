@@ -11,6 +11,7 @@ import hashlib
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from generator.config import ArxivSource
+from generator.sources.kindbase import KindBase
 
 if TYPE_CHECKING:
     from generator.cache import CacheEntry
@@ -19,15 +20,9 @@ if TYPE_CHECKING:
     from generator.sources.registry import FetchContext
 
 
-class ArxivKind:
+class ArxivKind(KindBase):
     key: str = "arxiv"
     config_type: type = ArxivSource
-
-    @property
-    def schema(self) -> Mapping[str, Any]:
-        from generator.config import SOURCE_SCHEMAS  # type: ignore[attr-defined]
-
-        return SOURCE_SCHEMAS[self.key]  # type: ignore[no-any-return]
 
     def cache_key(self, source: ArxivSource) -> str:
         return "arxiv-" + hashlib.sha1(source.query.encode()).hexdigest()[:10]

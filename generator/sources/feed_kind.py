@@ -12,6 +12,7 @@ import hashlib
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from generator.config import FeedSource
+from generator.sources.kindbase import KindBase
 
 if TYPE_CHECKING:
     from generator.cache import CacheEntry
@@ -20,15 +21,9 @@ if TYPE_CHECKING:
     from generator.sources.registry import FetchContext
 
 
-class FeedKind:
+class FeedKind(KindBase):
     key: str = "feed"
     config_type: type = FeedSource
-
-    @property
-    def schema(self) -> Mapping[str, Any]:
-        from generator.config import SOURCE_SCHEMAS  # type: ignore[attr-defined]
-
-        return SOURCE_SCHEMAS[self.key]  # type: ignore[no-any-return]
 
     def cache_key(self, source: FeedSource) -> str:
         return "feed-" + hashlib.sha1(source.url.encode()).hexdigest()[:10]

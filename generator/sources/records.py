@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from generator.config import RecordsSource
+from generator.sources.kindbase import KindBase
 
 if TYPE_CHECKING:
     from generator.cache import CacheEntry
@@ -19,15 +20,9 @@ if TYPE_CHECKING:
 TYPED_IN = "typed in"
 
 
-class RecordsKind:
+class RecordsKind(KindBase):
     key: str = "records"
     config_type: type = RecordsSource
-
-    @property
-    def schema(self) -> Mapping[str, Any]:
-        from generator.config import SOURCE_SCHEMAS  # type: ignore[attr-defined]
-
-        return SOURCE_SCHEMAS[self.key]  # type: ignore[no-any-return]
 
     def cache_key(self, source: RecordsSource) -> None:
         return None

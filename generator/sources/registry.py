@@ -26,6 +26,7 @@ from generator.sources.records import RecordsKind
 if TYPE_CHECKING:
     from generator.cache import CacheEntry
     from generator.config import FetchPolicy
+    from generator.config.schema import Table
     from generator.model import Record
     from generator.sources.http import HttpClient
 
@@ -47,8 +48,9 @@ class SourceKind(Protocol):
     config_type: type         # the config dataclass this kind handles
 
     @property
-    def schema(self) -> Mapping[str, Any]:
-        """The JSON Schema of the YAML value under ``key``."""
+    def schema(self) -> Table:
+        """The config table declaring the keys under ``key`` (validation, the JSON Schema and the
+        docs are derived from it); sources.kindbase.KindBase gives it."""
         ...
 
     def cache_key(self, source: Any) -> str | None:  # noqa: ANN401

@@ -147,3 +147,12 @@ def test_a_new_kind_needs_no_edit_outside_its_module(shelf_kind: ShelfKind, tmp_
 
     with pytest.raises(ValueError, match="already registered"):
         register(ShelfKind())
+
+
+def test_each_kind_points_at_its_table_in_the_config_schema() -> None:
+    """A kind's keys are declared once, in the config package's tables, from which validation,
+    the JSON Schema and the docs come; the kind hands out that very table."""
+    from generator.config import SOURCE_SCHEMAS
+    from generator.sources.registry import kinds
+
+    assert {k.key: k.schema for k in kinds()} == SOURCE_SCHEMAS
