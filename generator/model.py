@@ -114,26 +114,23 @@ class Record:
     @classmethod
     def from_json(cls, d: Mapping[str, Any], order: int = 0) -> "Record":
         """The inverse of ``to_json``; ``order`` is the record's position in its source."""
-        return cls(
-            key=d["key"],
-            title=d["title"],
-            year=d.get("year"),
-            source=d.get("source") or "arXiv",
-            arxiv_id=d.get("arxiv_id"),
-            version=d.get("version"),
-            authors=tuple(Person(a["name"], tuple(a.get("affiliations") or ())) for a in d.get("authors") or ()),
-            abstract=d.get("abstract") or "",
-            published=d.get("published"),
-            updated=d.get("updated"),
-            primary_subject=d.get("primary_subject"),
-            subjects=tuple(d.get("subjects") or ()),
-            other_terms=tuple(d.get("other_terms") or ()),
-            doi=d.get("doi"),
-            journal_ref=d.get("journal_ref"),
-            comment=d.get("comment"),
-            url=d.get("url"),
-            order=order,
-        )
+        fields = json_fields(d, order)
+        fields["authors"] = tuple(Person(*n) for n in fields["authors"])
+        return cls(**fields)
+
+
+def json_fields(d: Mapping[str, Any], order: int = 0) -> dict[str, Any]:
+    """The fields of a Record from its JSON form (cache files), defaults filled in; the authors
+    as (name, affiliations) pairs, for the caller to make people of (the store shares them)."""
+    return {
+        "key": d["key"], "title": d["title"], "year": d.get("year"), "source": d.get("source") or "arXiv",
+        "arxiv_id": d.get("arxiv_id"), "version": d.get("version"),
+        "authors": [(a["name"], tuple(a.get("affiliations") or ())) for a in d.get("authors") or ()],
+        "abstract": d.get("abstract") or "", "published": d.get("published"), "updated": d.get("updated"),
+        "primary_subject": d.get("primary_subject"), "subjects": tuple(d.get("subjects") or ()),
+        "other_terms": tuple(d.get("other_terms") or ()), "doi": d.get("doi"), "journal_ref": d.get("journal_ref"),
+        "comment": d.get("comment"), "url": d.get("url"), "order": order,
+    }
 
 
 @dataclass(frozen=True, slots=True)

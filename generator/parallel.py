@@ -1,7 +1,7 @@
 """Render and write a site's files on every core.
 
-Tasks are grouped (an author's page, feed and exports share that author's record
-fragments) and the groups dealt to processes by weight, heaviest first, each to the
+Tasks are grouped (an author's page, feed and exports share that author's rendered record
+partials) and the groups dealt to processes by weight, heaviest first, each to the
 least loaded. Processes are forked after the model is loaded and the GC frozen, so
 they share the loaded records copy-on-write and nothing is pickled but a count.
 A build enters a ``Pool`` before it loads anything: the GC tuning that makes this cheap

@@ -37,7 +37,7 @@ class PagePlan:
     template: str
     context: dict[str, Any]   # exactly what the page reads besides the site's settings (its Task.reads)
     in_sitemap: bool = True
-    group: str = "site"       # plans of one group share record fragments: render them in one process
+    group: str = "site"       # plans of one group share rendered record partials: render them in one process
     weight: int = 1           # rough cost (records listed), for balancing processes
 
     @property

@@ -26,7 +26,7 @@ from typing import Any, Collection, Mapping
 
 from generator import cache
 from generator.config import SiteConfig, Source
-from generator.model import Person, Record
+from generator.model import Person, Record, json_fields
 from generator.sources.registry import kind_of
 
 Key = tuple[str, str]          # (author slug, cache key)
@@ -113,32 +113,13 @@ class _Interner:
 
     def record(self, d: Mapping[str, Any], order: int) -> Record:
         shared = self._shared
+        f = json_fields(d, order)
         # keyed by plain tuples: their hash is C, a dataclass's is Python
-        names = [(a["name"], tuple(a.get("affiliations") or ())) for a in d.get("authors") or ()]
-        people = tuple([shared.get(n) or shared.setdefault(n, Person(*n)) for n in names])
-        subjects = tuple([shared.setdefault(c, c) for c in d.get("subjects") or ()])
-        title, abstract, source = d["title"], d.get("abstract") or "", d.get("source") or "arXiv"
-        primary = d.get("primary_subject")
-        return Record(
-            key=d["key"],
-            title=shared.setdefault(title, title),
-            year=d.get("year"),
-            source=shared.setdefault(source, source),
-            arxiv_id=d.get("arxiv_id"),
-            version=d.get("version"),
-            authors=people,
-            abstract=shared.setdefault(abstract, abstract),
-            published=d.get("published"),
-            updated=d.get("updated"),
-            primary_subject=shared.setdefault(primary, primary),
-            subjects=shared.setdefault(subjects, subjects),
-            other_terms=tuple(d.get("other_terms") or ()),
-            doi=d.get("doi"),
-            journal_ref=d.get("journal_ref"),
-            comment=d.get("comment"),
-            url=d.get("url"),
-            order=order,
-        )
+        f["authors"] = tuple([shared.get(n) or shared.setdefault(n, Person(*n)) for n in f["authors"]])
+        f["subjects"] = shared.setdefault(f["subjects"], tuple([shared.setdefault(c, c) for c in f["subjects"]]))
+        for name in ("title", "abstract", "source", "primary_subject"):
+            f[name] = shared.setdefault(f[name], f[name])
+        return Record(**f)
 
 
 def _rel(path: Path, root: Path) -> str:

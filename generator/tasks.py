@@ -1,7 +1,7 @@
 """The unit of work of a build: one output file (``Task``) or one folder (``FolderTask``).
 
 Tasks carry a group (tasks that share work, such as an author's page, feed and
-exports, which share that author's record fragments, or that must stay together)
+exports, which share that author's rendered record partials, or that must stay together)
 and a weight (a rough cost), so ``parallel.run_tasks`` can spread them over the cores.
 """
 
