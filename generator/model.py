@@ -62,6 +62,13 @@ class Record:
     comment: str | None = None
     url: str | None = None        # validated http(s) link for records without arXiv id
     order: int = 0                # position in its source (keeps typed-in order stable)
+    # Optional fields, written to the cache only when set (older caches stay byte-identical):
+    venue: str | None = None      # published venue, e.g. "VLDB 2025" (DBLP, OpenAlex, ORCID)
+    source_ids: tuple[tuple[str, str], ...] = ()   # (scheme, id): ("dblp", key), ("openalex", "W..."), ("orcid", put-code)
+    origins: tuple[str, ...] = ()  # labels of every source that gave this record (after merging)
+    links: tuple[tuple[str, str], ...] = ()        # (kind, validated URL): code, slides, video, project, poster
+    citations: int | None = None  # cited_by_count (OpenAlex)
+    citations_date: str | None = None  # ISO 8601 date the count was fetched
 
     @property
     def abs_url(self) -> str | None:
@@ -109,6 +116,17 @@ class Record:
             "journal_ref": self.journal_ref,
             "comment": self.comment,
             "url": self.url,
+            **{k: v for k, v in self._optional_json().items() if v not in (None, [], ())},
+        }
+
+    def _optional_json(self) -> dict[str, Any]:
+        return {
+            "venue": self.venue,
+            "source_ids": [list(p) for p in self.source_ids],
+            "origins": list(self.origins),
+            "links": [list(p) for p in self.links],
+            "citations": self.citations,
+            "citations_date": self.citations_date,
         }
 
     @classmethod
@@ -130,6 +148,9 @@ def json_fields(d: Mapping[str, Any], order: int = 0) -> dict[str, Any]:
         "primary_subject": d.get("primary_subject"), "subjects": tuple(d.get("subjects") or ()),
         "other_terms": tuple(d.get("other_terms") or ()), "doi": d.get("doi"), "journal_ref": d.get("journal_ref"),
         "comment": d.get("comment"), "url": d.get("url"), "order": order,
+        "venue": d.get("venue"), "source_ids": tuple(tuple(p) for p in d.get("source_ids") or ()),
+        "origins": tuple(d.get("origins") or ()), "links": tuple(tuple(p) for p in d.get("links") or ()),
+        "citations": d.get("citations"), "citations_date": d.get("citations_date"),
     }
 
 
