@@ -224,7 +224,11 @@ def read_key(ck: Checker, m: YMap, key: Key, where: str) -> Any:  # noqa: ANN401
 def _checked(ck: Checker, key: Key, value: str, where: str, line: int | None) -> str | None:
     if key.check is None:
         return value
-    good = key.check(value)
+    try:
+        good = key.check(value)
+    except ValueError as exc:      # a check that can say exactly what is wrong (an ORCID check digit)
+        ck.err(line, f"'{join(where, key.name)}': {exc}")
+        return None
     if good is None:
         ck.err(line, f"'{join(where, key.name)}' must be {key.expect}, found {value.strip()!r}")
     return good

@@ -1,12 +1,14 @@
 """The ``sources:`` list of an author file: one entry per source, each of one kind.
 
-``SOURCE_SCHEMAS`` maps each kind's YAML key (``arxiv``, ``feed``, ``records``) to the
+``SOURCE_SCHEMAS`` maps each kind's YAML key (``arxiv``, ``feed``, ``records``, ``orcid``,
+``dblp``, ``openalex``) to the
 table of its keys; the source registry points at it, the JSON Schema and the docs page
 are made from it. ``read_sources`` checks the list and builds one source value per entry.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -29,7 +31,65 @@ FEED = Table("feed", (
     Key("label", "text", "the source name shown with its records", default="Feed"),
 ), help="An Atom or RSS feed fetched by 'authorsite fetch'.")
 
-SOURCE_SCHEMAS: dict[str, Table] = {"arxiv": ARXIV, "feed": FEED, "records": RECORD}
+ORCID_ID_PATTERN = r"(?:https?://orcid\.org/)?[0-9]{4}-[0-9]{4}-[0-9]{4}-[0-9]{3}[0-9Xx]"
+DBLP_PID_PATTERN = r"[0-9a-z]{1,8}/[0-9A-Za-z_-]{1,64}"
+OPENALEX_AUTHOR_PATTERN = r"(?:https?://openalex\.org/)?[Aa][0-9]{4,12}"
+
+
+def check_orcid_id(text: str) -> str | None:
+    """The bare iD (``0000-0002-1825-0097``) if its check digit (ISO 7064 MOD 11-2) is right.
+    A wrong check digit raises ``ValueError`` saying which character is wrong and what it should be."""
+    m = re.fullmatch(ORCID_ID_PATTERN, text.strip())
+    if not m:
+        return None
+    bare = text.strip().rsplit("/", 1)[-1].upper()
+    digits = bare.replace("-", "")
+    total = 0
+    for d in digits[:15]:
+        total = (total + int(d)) * 2
+    check = (12 - total % 11) % 11
+    want = "X" if check == 10 else str(check)
+    if digits[15] != want:
+        raise ValueError(f"the ORCID iD {bare} fails its checksum (ISO 7064 MOD 11-2): its last character, the "
+                         f"check digit, is {digits[15]} but the 15 digits before it give {want}; one of the "
+                         f"digits is mistyped: copy the iD from your ORCID record")
+    return bare
+
+
+def check_dblp_pid(text: str) -> str | None:
+    """A DBLP person id such as ``12/3456`` or ``95/7448-1`` (also taken from a dblp.org/pid/ URL)."""
+    pid = re.sub(r"^https?://dblp\.org/pid/", "", text.strip()).removesuffix(".xml").removesuffix(".html")
+    return pid if re.fullmatch(DBLP_PID_PATTERN, pid) else None
+
+
+def check_openalex_author(text: str) -> str | None:
+    """An OpenAlex author id (``A5023888391``, also from its https://openalex.org/ URL), upper-case A."""
+    if not re.fullmatch(OPENALEX_AUTHOR_PATTERN, text.strip()):
+        return None
+    return "A" + text.strip().rsplit("/", 1)[-1][1:]
+
+
+ORCID = Table("orcid", (
+    Key("id", "text", "the author's ORCID iD; its check digit is verified", required=True, check=check_orcid_id,
+        expect="an ORCID iD such as 0000-0002-1825-0097", pattern=ORCID_ID_PATTERN),
+), help="The public works of an ORCID record (ORCID's public API v3.0; ORCID_API_URL overrides its address). "
+        "A lone text is the iD.", shorthand="id")
+
+DBLP = Table("dblp", (
+    Key("pid", "text", "the author's DBLP person id, as in https://dblp.org/pid/12/3456", required=True,
+        check=check_dblp_pid, expect="a DBLP person id such as 12/3456", pattern=DBLP_PID_PATTERN),
+), help="A DBLP person record (dblp.org/pid/PID.xml; DBLP_URL overrides its address). A lone text is the pid.",
+   shorthand="pid")
+
+OPENALEX = Table("openalex", (
+    Key("author", "text", "the author's OpenAlex id", required=True, check=check_openalex_author,
+        expect="an OpenAlex author id such as A5023888391", pattern=OPENALEX_AUTHOR_PATTERN),
+), help="An author's works in OpenAlex, with citation counts (OPENALEX_API_URL overrides its address; "
+        "the API key is read from the environment variable OPENALEX_API_KEY, never from a file). "
+        "A lone text is the author id.", shorthand="author")
+
+SOURCE_SCHEMAS: dict[str, Table] = {"arxiv": ARXIV, "feed": FEED, "records": RECORD,
+                                    "orcid": ORCID, "dblp": DBLP, "openalex": OPENALEX}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +112,25 @@ class RecordsSource:
     line: int = 1
 
 
-Source = ArxivSource | FeedSource | RecordsSource
+@dataclass(frozen=True, slots=True)
+class OrcidSource:
+    id: str                   # the bare iD, check digit verified
+    line: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class DblpSource:
+    pid: str
+    line: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class OpenAlexSource:
+    author: str               # A followed by digits
+    line: int = 1
+
+
+Source = ArxivSource | FeedSource | RecordsSource | OrcidSource | DblpSource | OpenAlexSource
 
 
 def _arxiv(v: dict[str, Any], line: int) -> ArxivSource | None:
@@ -63,7 +141,12 @@ def _feed(v: dict[str, Any], line: int) -> FeedSource | None:
     return FeedSource(url=v["url"], label=v["label"], line=line) if v["url"] else None
 
 
-_BUILD: dict[str, Callable[[Any, int], Source | None]] = {"arxiv": _arxiv, "feed": _feed}
+_BUILD: dict[str, Callable[[Any, int], Source | None]] = {
+    "arxiv": _arxiv, "feed": _feed,
+    "orcid": lambda v, line: OrcidSource(v["id"], line) if v["id"] else None,
+    "dblp": lambda v, line: DblpSource(v["pid"], line) if v["pid"] else None,
+    "openalex": lambda v, line: OpenAlexSource(v["author"], line) if v["author"] else None,
+}
 
 
 def read_sources(ck: Checker, m: YMap, key: Key, where: str) -> tuple[Source, ...]:

@@ -36,7 +36,7 @@ import httpx
 
 from generator import __version__
 from generator.errors import SiteError
-from generator.sources.transport import DeadlineBackend, DeadlineTransport
+from generator.sources.transport import SECRET_QUERY, DeadlineBackend, DeadlineTransport
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +89,18 @@ class Response:
     headers: Mapping[str, str]
     body: bytes
     seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class Extra:
+    """What one kind of source adds to its requests: headers (ORCID's ``Accept: application/json``),
+    statuses its ``accept`` judges instead of the retry loop (OpenAlex's 429: the day's allowance is
+    spent, retrying is pointless), and a secret query part (``api_key=...``) that the transport adds
+    to the request line only: it is never part of the URL that is logged, raised or kept."""
+
+    headers: tuple[tuple[str, str], ...] = ()
+    own_statuses: frozenset[int] = frozenset()
+    secret_query: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,19 +176,20 @@ class HttpClient:
 
     # ------------------------------------------------------------------ the retry loop
 
-    def get(self, url: str, accept: Callable[[Response], T]) -> T:
+    def get(self, url: str, accept: Callable[[Response], T], *, request: Extra | None = None) -> T:
         """Fetch ``url`` and return ``accept(response)``, retrying transient failures.
 
         ``accept`` sees every response whose status is not retried by itself (200, and
-        4xx so that an API can report its own error message); it raises
-        ``TransientError`` to ask for another try or ``PermanentError`` to give up.
+        4xx so that an API can report its own error message, and ``request.own_statuses``);
+        it raises ``TransientError`` to ask for another try or ``PermanentError`` to give up.
         """
+        extra = request or Extra()
         check_polite(url, self.policy.delay_seconds)
         attempts = 0
         while True:
             attempts += 1
             try:
-                response = self._request(url)
+                response = self._request(url, extra)
                 value = accept(response)
                 if response.status != 200:
                     raise PermanentError(f"HTTP {response.status}")
@@ -210,10 +223,10 @@ class HttpClient:
 
     # ------------------------------------------------------------------ one request (and same-host redirects)
 
-    def _request(self, url: str) -> Response:
+    def _request(self, url: str, extra: Extra) -> Response:
         current = url
         for _ in range(MAX_REDIRECTS + 1):
-            response = self._once(current)
+            response = self._once(current, extra)
             if response.status in (301, 302, 303, 307, 308) and "location" in response.headers:
                 target = urljoin(current, response.headers["location"])
                 if not _same_host(current, target):
@@ -221,6 +234,8 @@ class HttpClient:
                 log.debug("%s: redirected to %s", current, target)
                 current = target
                 continue
+            if response.status in extra.own_statuses:
+                return response
             if response.status in (429, 406) or response.status >= 500:
                 throttled = response.status in (429, 406, 503)
                 raise TransientError(f"HTTP {response.status}" + (" (throttled)" if throttled else ""),
@@ -237,7 +252,7 @@ class HttpClient:
         if wait > 0:
             self.clock.sleep(wait)
 
-    def _once(self, url: str) -> Response:
+    def _once(self, url: str, extra: Extra) -> Response:
         self._wait_turn()
         self.requests += 1
         start = self.clock.monotonic()
@@ -245,7 +260,8 @@ class HttpClient:
         self._backend.deadline = deadline
         received = [0]
         try:
-            with self._client.stream("GET", url) as r:
+            ext = {SECRET_QUERY: extra.secret_query.encode()} if extra.secret_query else None
+            with self._client.stream("GET", url, headers=dict(extra.headers) or None, extensions=ext) as r:
                 headers = {k.lower(): v for k, v in r.headers.items()}
                 body = self._read_body(r, headers, deadline, received)
         except (httpx.TimeoutException, httpcore.TimeoutException):

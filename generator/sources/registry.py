@@ -1,7 +1,7 @@
 """The source kinds: one protocol, one class per kind, found here by config type or YAML key.
 
-A source kind (an arXiv query, a feed, typed-in records; ORCID, DBLP and OpenAlex
-to come) is everything the rest of the pipeline needs to know about one kind of
+A source kind (an arXiv query, a feed, typed-in records, an ORCID iD, a DBLP person,
+an OpenAlex author) is everything the rest of the pipeline needs to know about one kind of
 entry under an author's ``sources:``: its YAML key and schema, the cache file it
 is kept in, how it is named in messages and in ``review``, how it is fetched, and
 which records it contributes. Build, fetch, review, check and lint ask the kind
@@ -20,7 +20,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Protocol, Sequence
 
 from generator.sources.arxiv_kind import ArxivKind
+from generator.sources.dblp_kind import DblpKind
 from generator.sources.feed_kind import FeedKind
+from generator.sources.openalex_kind import OpenAlexKind
+from generator.sources.orcid_kind import OrcidKind
 from generator.sources.records import RecordsKind
 
 if TYPE_CHECKING:
@@ -88,7 +91,7 @@ class SourceKind(Protocol):
         ...
 
 
-BUILT_IN: tuple[SourceKind, ...] = (ArxivKind(), FeedKind(), RecordsKind())
+BUILT_IN: tuple[SourceKind, ...] = (ArxivKind(), FeedKind(), RecordsKind(), OrcidKind(), DblpKind(), OpenAlexKind())
 
 # The lookup tables: filled once from BUILT_IN; ``register`` exists for tests and is not a plugin system.
 _BY_TYPE: dict[type, SourceKind] = {}
