@@ -63,7 +63,9 @@ def decode_xml(body: bytes) -> str:
     if _DTD.search(text):
         raise PermanentError(f"{HOSTILE}; refused before parsing (entity expansion attack)")
     declared = _DECL_ENCODING.match(text.lstrip())
-    if declared and declared.group(1).lower().replace("_", "-") not in ("utf-8", "utf8"):
+    name = declared.group(1).lower().replace("_", "-") if declared else "utf-8"
+    # US-ASCII (DBLP declares it) is UTF-8 when every byte is ASCII: the same bytes, read the same way.
+    if name not in ("utf-8", "utf8") and not (name in ("us-ascii", "ascii") and text.isascii()):
         raise TransientError(f"response declares encoding {declared.group(1)!r}; only UTF-8 is accepted")
     if not text.lstrip().startswith("<"):
         raise TransientError(f"response is not XML: starts with {text.strip()[:60]!r}")

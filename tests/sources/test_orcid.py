@@ -1,0 +1,117 @@
+"""``orcid:`` sources over real HTTP on 127.0.0.1: the recorded works summary, ORCID's one-document
+answer read to its end, 429/5xx recovery, and every bad answer leaving the cache byte-identical."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fakearxiv import Reply, Script
+from fetchkit import cache_path, write_site
+from scholarkit import OTHER, assert_bad_answers_keep_cache, base, fetch_one, one_source_site
+
+from generator import cache
+from generator.config import load_site
+from generator.errors import SiteError
+from generator.sources.orcid import parse_works
+
+SAMPLE = (OTHER / "orcid-works.json").read_bytes()
+ID = "0000-0002-9341-7985"          # the iD of the recorded answer (its check digit is right)
+JSON = "application/json;charset=UTF-8"
+
+
+def ok(body: bytes = SAMPLE) -> Reply:
+    return Reply(body, content_type=JSON)
+
+
+def test_the_recorded_works_become_records_with_their_ids(arxiv_server, site) -> None:
+    s = arxiv_server(Script(ok()))
+    config = one_source_site(site, s, f"orcid: {{id: {ID}}}")
+    result = fetch_one(config, {"ORCID_API_URL": base(s)})
+    assert (result.error, result.requests, result.new, result.records) == (None, 1, 8, 8)
+    (hit,) = s.hits
+    assert hit.path == f"/v3.0/{ID}/works" and hit.headers["accept"] == "application/json"
+    entry = cache.read_entry(cache_path(config))
+    assert entry.source == {"type": "orcid", "id": ID}
+    by_code = {dict(r.source_ids)["orcid"]: r for r in entry.records}
+    peerj = by_code["15536015"]
+    assert (peerj.key, peerj.doi, peerj.year, peerj.source, peerj.origins, peerj.url) == (
+        "doi:10.3233/isu-130714", "10.3233/ISU-130714", 2013, "ORCID", ("ORCID",), None)
+    assert by_code["5011717"].published == "2009-01-21T00:00:00Z"
+    # a Scopus-only work has no DOI: keyed by title and year, linked to its (validated) URL
+    scopus = by_code["15536017"]
+    assert scopus.key.startswith("title:") and scopus.url.startswith("http://www.scopus.com/")
+
+
+def test_one_answer_holds_every_work_read_to_its_end(arxiv_server, site) -> None:
+    """ORCID does not page the works summary: all 300 groups of one answer are read, in one request."""
+    doc = json.loads(SAMPLE)
+    template = doc["group"][1]
+    groups = []
+    for i in range(300):
+        g = json.loads(json.dumps(template))
+        g["work-summary"][0]["put-code"] = 9000 + i
+        g["work-summary"][0]["title"]["title"]["value"] = f"Work number {i}"
+        g["external-ids"]["external-id"][0]["external-id-value"] = f"10.1234/w{i}"
+        groups.append(g)
+    s = arxiv_server(Script(ok(json.dumps({"group": groups, "path": f"/{ID}/works"}).encode())))
+    config = one_source_site(site, s, f"orcid: {ID}")          # the shorthand: a lone iD
+    result = fetch_one(config, {"ORCID_API_URL": base(s)})
+    assert (result.error, result.requests, result.records) == (None, 1, 300)
+
+
+@pytest.mark.parametrize("first", [Reply(b"", 429, {"Retry-After": "1"}), Reply(b"oops", 503),
+                                   Reply(b"<html>Bad gateway</html>", 502, content_type="text/html")])
+def test_429_with_retry_after_and_5xx_are_retried(arxiv_server, site, first: Reply) -> None:
+    s = arxiv_server(Script(first, ok()))
+    config = one_source_site(site, s, f"orcid: {{id: {ID}}}")
+    result = fetch_one(config, {"ORCID_API_URL": base(s)})
+    assert (result.error, result.requests, result.records) == (None, 2, 8)
+    if first.status == 429:
+        assert s.gaps()[0] >= 0.95        # Retry-After: 1 honoured
+
+
+def test_bad_answers_leave_the_cache_byte_identical(arxiv_server, site) -> None:
+    s = arxiv_server(Script(ok()))
+    config = one_source_site(site, s, f"orcid: {{id: {ID}}}")
+    env = {"ORCID_API_URL": base(s)}
+    assert fetch_one(config, env).records == 8
+    other = SAMPLE.replace(f"/{ID}/".encode(), b"/0000-0002-1825-0097/")
+    assert_bad_answers_keep_cache(s, config, env, [
+        (ok(SAMPLE[:-40]), "malformed JSON"),
+        (ok(b'{"group": [], "path": NaN}'), "malformed JSON"),
+        (ok(b"\xff\xfe{}"), "not valid UTF-8"),
+        (ok(b"[" * 5000 + b"]" * 5000), "nested more than"),
+        (ok(b'{"works": []}'), "no 'group' list"),
+        (Reply(b"<!DOCTYPE html><html><title>Maintenance</title></html>", content_type="text/html"),
+         "HTML page"),
+        (ok(other), "another person's record"),
+        (ok(json.dumps({"group": [], "path": f"/{ID}/works"}).encode()), "no works but 8 records are cached"),
+        (Reply(b"", 404), "HTTP 404"),
+    ])
+
+
+def test_a_wrong_check_digit_is_named_with_file_line_and_key(tmp_path) -> None:
+    root = write_site(tmp_path / "site", {"jane-doe": "name: Jane Doe\nsources:\n  - orcid: {id: 0000-0002-1825-0098}\n"})
+    with pytest.raises(SiteError) as err:
+        load_site(root)
+    (problem,) = err.value.problems
+    assert (problem.path, problem.line) == ("content/authors/jane-doe.yaml", 3)
+    assert problem.message.startswith("'sources[0].orcid.id': the ORCID iD 0000-0002-1825-0098 fails its checksum")
+    assert "check digit, is 8 but the 15 digits before it give 7" in problem.message
+
+
+def test_hostile_groups_are_skipped_not_fatal() -> None:
+    doc = {"path": f"/{ID}/works", "group": [
+        None, {"work-summary": []}, {"work-summary": [{"title": {"title": {"value": 7}}}]},
+        {"work-summary": [{"put-code": 1, "title": {"title": {"value": "A\u202e title"}},
+                           "url": {"value": "javascript:alert(1)"},
+                           "publication-date": {"year": {"value": "20x4"}}}],
+         "external-ids": {"external-id": [{"external-id-type": "arxiv", "external-id-value": "arXiv:2401.01234",
+                                            "external-id-relationship": "version-of"},
+                                           {"external-id-type": "doi", "external-id-value": "10.1000/journal",
+                                            "external-id-relationship": "part-of"}]}}]}
+    records, warnings = parse_works(json.dumps(doc).encode(), ID)
+    (rec,) = records
+    assert (rec.title, rec.arxiv_id, rec.doi, rec.url, rec.year) == ("A title", "2401.01234", None, None, None)
+    assert len(warnings) == 3
