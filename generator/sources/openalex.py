@@ -2,8 +2,8 @@
 
 Cursor paging: ``per-page=200&cursor=*``, then each page's ``meta.next_cursor`` until it is
 null or a page is empty. ``meta.count`` of the first page governs the run: an empty page
-before that many works were read is retried, and the number of pages is bounded by it (a
-server that hands out cursors for ever is stopped).
+before that many works were read is retried. A server that hands out cursors for ever (a
+cursor seen before, or more than ``MAX_PAGES`` pages) is stopped with a warning.
 
 The API key (free, wanted since 2026-02-13) comes from the environment variable
 ``OPENALEX_API_KEY`` only. It travels as the ``api_key`` query parameter, but as the HTTP
@@ -84,6 +84,7 @@ def fetch_works(client: HttpClient, base: str, author: str, environ: Mapping[str
     cursor: str | None = "*"
     count: int | None = None
     read = pages = 0
+    seen: set[str] = set()
     while cursor is not None:
         url = works_url(base, author, cursor)
         page = client.get(url, functools.partial(accept_page, author=author, today=today, read=read,
@@ -93,9 +94,11 @@ def fetch_works(client: HttpClient, base: str, author: str, environ: Mapping[str
         read += page.entries
         for rec in page.records:
             found.setdefault(rec.key, replace(rec, order=len(found)))
+        seen.add(cursor)
         cursor = page.next_cursor if page.entries else None
-        if cursor is not None and pages >= min(MAX_PAGES, count // PER_PAGE + 2):
-            log.warning("%s: stopped after %d pages (meta.count is %d)", url, pages, count)
+        if cursor is not None and (cursor in seen or pages >= MAX_PAGES):
+            log.warning("%s: stopped after %d pages (%d works read, meta.count is %d): the server keeps "
+                        "handing out cursors", url, pages, read, count)
             break
     return _keep_citation_dates(tuple(found.values()), cached)
 
