@@ -107,13 +107,13 @@ def accept_page(response: Response, *, author: str, today: str, read: int = 0, c
                 cached: int = 0) -> WorksPage:
     """One answer -> a page; 403 slows down, 429 stops the source, other checks as in the module doc."""
     if response.status == 429:
-        wait = parse_retry_after(response.headers.get("retry-after"), datetime.now(timezone.utc))
+        wait = _retry_after(response)
         when = f" (Retry-After: {wait:.0f} s)" if wait is not None else ""
         raise PermanentError(f"HTTP 429: OpenAlex's daily allowance for this key is spent{when}; this source is "
                              f"skipped for this run and its cache kept (set {ENV_KEY} to a key of your own)")
     if response.status == 403:
         raise TransientError("HTTP 403: OpenAlex asks to slow down (rate limit)", throttled=True,
-                             retry_after=parse_retry_after(response.headers.get("retry-after"), datetime.now(timezone.utc)))
+                             retry_after=_retry_after(response))
     if response.status != 200:
         raise PermanentError(f"HTTP {response.status}" + (" (no such author, or OPENALEX_API_URL is wrong)"
                                                           if response.status == 404 else ""))
@@ -222,6 +222,10 @@ def _keep_citation_dates(records: tuple[Record, ...], cached: Sequence[Record]) 
     return tuple(replace(r, citations_date=old[r.key].citations_date)
                  if r.key in old and old[r.key].citations == r.citations and old[r.key].citations_date else r
                  for r in records)
+
+
+def _retry_after(response: Response) -> float | None:
+    return parse_retry_after(response.headers.get("retry-after"), datetime.now(timezone.utc))
 
 
 def _str(value: Any) -> str:  # noqa: ANN401

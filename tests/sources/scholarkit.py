@@ -20,7 +20,8 @@ def base(server: FakeArxiv) -> str:
     return f"http://127.0.0.1:{server.port}"
 
 
-def one_source_site(site: Callable[..., SiteConfig], server: FakeArxiv, source_yaml: str, **policy: float) -> SiteConfig:
+def one_source_site(site: Callable[..., SiteConfig], server: FakeArxiv, source_yaml: str,
+                    **policy: float) -> SiteConfig:
     """A site whose only author (jane-doe) has the one source given as YAML (``orcid: ...``)."""
     return site(server.url, {"jane-doe": f"name: Jane Doe\nsources:\n  - {source_yaml}\n"}, **policy)
 

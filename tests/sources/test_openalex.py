@@ -59,7 +59,8 @@ def test_the_recorded_page_is_paged_to_the_end_with_the_key(arxiv_server, site) 
         "doi:10.1145/3383583.3398584", "Proceedings of the ACM/IEEE Joint Conference on Digital Libraries in 2020",
         5, today, (("openalex", "W3046863325"),))
     assert paper.abstract.startswith("This paper analyzes trends of citation and altmetrics")
-    assert [(p.name, p.affiliations) for p in paper.authors][1] == ("Michael Färber", ("Karlsruhe Institute of Technology",))
+    assert (paper.authors[1].name, paper.authors[1].affiliations) == ("Michael Färber",
+                                                                      ("Karlsruhe Institute of Technology",))
     # the arXiv preprint: its DataCite DOI is the arXiv id, so it merges with the arXiv source's record
     assert (preprint.key, preprint.doi, preprint.venue, preprint.citations, preprint.published) == (
         "arxiv:2007.14454", None, None, 0, "2020-07-28T00:00:00Z")

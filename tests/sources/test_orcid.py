@@ -92,7 +92,8 @@ def test_bad_answers_leave_the_cache_byte_identical(arxiv_server, site) -> None:
 
 
 def test_a_wrong_check_digit_is_named_with_file_line_and_key(tmp_path) -> None:
-    root = write_site(tmp_path / "site", {"jane-doe": "name: Jane Doe\nsources:\n  - orcid: {id: 0000-0002-1825-0098}\n"})
+    author = "name: Jane Doe\nsources:\n  - orcid: {id: 0000-0002-1825-0098}\n"
+    root = write_site(tmp_path / "site", {"jane-doe": author})
     with pytest.raises(SiteError) as err:
         load_site(root)
     (problem,) = err.value.problems

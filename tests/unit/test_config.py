@@ -119,7 +119,7 @@ def test_record_problems_name_the_record(tmp_path: Path) -> None:
 
 def test_source_needs_exactly_one_kind(tmp_path: Path) -> None:
     expect_error(tmp_path, author("name: A\nsources:\n  - arxiv: x\n    feed: {url: 'https://e.org/f'}\n"), [
-        "content/authors/a.yaml:3: 'sources[0]' must have exactly one of arxiv, feed, records; found arxiv, feed",
+        "content/authors/a.yaml:3: 'sources[0]' must have exactly one of arxiv, feed, records, orcid, dblp, openalex; found arxiv, feed",
     ])
 
 
