@@ -5,6 +5,7 @@ recovery, unknown elements named, and every bad answer leaving the cache byte-id
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import pytest
 from fakearxiv import Reply, Script
@@ -100,3 +101,18 @@ def test_unknown_elements_are_named_in_a_warning(arxiv_server, site, caplog) -> 
     with caplog.at_level(logging.WARNING, logger="generator"):
         assert fetch_one(config, {"DBLP_URL": base(s)}).error is None
     assert any("unknown element <award> in <article>" in r.getMessage() for r in caplog.records)
+
+
+def test_the_readme_example_of_the_three_kinds_loads(tmp_path) -> None:
+    """The README's example is a valid author file: one source of each new kind."""
+    from fetchkit import write_site
+
+    from generator.config import load_site
+    from generator.sources.registry import kind_of
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
+    block = readme.split("### ORCID, DBLP and OpenAlex", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    config = load_site(write_site(tmp_path / "site", {"jane-doe": "name: Jane Doe\n" + block}))
+    assert [kind_of(s).description(s) for s in config.authors[0].sources] == [
+        {"type": "orcid", "id": "0000-0002-1825-0097"}, {"type": "dblp", "pid": "12/3456"},
+        {"type": "openalex", "author": "A5023888391"}]
