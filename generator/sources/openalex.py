@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any, Mapping, Sequence
@@ -153,23 +154,25 @@ def normalize_work(work: Mapping[str, Any], today: str, order: int = 0) -> Recor
     if not title:
         return None
     doi, arxiv_id = split_doi(doi_from_link(_str(work.get("doi"))))
-    locations = [x for x in work.get("locations") or () if isinstance(x, dict)]
+    locations = [x for x in _list(work.get("locations")) if isinstance(x, dict)]
     arxiv_id = arxiv_id or next((a for a in (arxiv_from_link(_str(x.get("landing_page_url")))
                                             for x in locations) if a), None)
     year = work.get("publication_year")
     year = year if isinstance(year, int) and not isinstance(year, bool) and 1000 <= year <= 9999 else None
     work_id = _str(work.get("id")).rsplit("/", 1)[-1]
+    work_id = work_id if re.fullmatch(r"W[0-9]{1,15}", work_id) else ""
     primary = work.get("primary_location") if isinstance(work.get("primary_location"), dict) else {}
     url = None
     if not (arxiv_id or doi):
-        url = ids.safe_url(_str(primary.get("landing_page_url"))) or ids.safe_url(f"https://openalex.org/{work_id}")
+        url = ids.safe_url(_str(primary.get("landing_page_url"))) or (
+            f"https://openalex.org/{work_id}" if work_id else None)
     cites = work.get("cited_by_count")
     cites = cites if isinstance(cites, int) and not isinstance(cites, bool) and cites >= 0 else None
     return Record(
         key=record_key(arxiv_id, doi, title, year), title=title, year=year, source=LABEL, arxiv_id=arxiv_id,
         authors=_authors(work), abstract=rebuild_abstract(work.get("abstract_inverted_index")),
         published=utc_iso(_str(work.get("publication_date"))), doi=doi, url=url, order=order,
-        venue=_venue(primary), source_ids=(("openalex", work_id),) if work_id.startswith("W") else (),
+        venue=_venue(primary), source_ids=(("openalex", work_id),) if work_id else (),
         origins=(LABEL,), citations=cites, citations_date=today if cites is not None else None,
     )
 
@@ -188,16 +191,16 @@ def rebuild_abstract(index: Any) -> str:  # noqa: ANN401
 
 
 def _author_ids(work: Mapping[str, Any]) -> set[str]:
-    return {_str((a.get("author") or {}).get("id")) for a in work.get("authorships") or ()
+    return {_str(a["author"].get("id")) for a in _list(work.get("authorships"))
             if isinstance(a, dict) and isinstance(a.get("author"), dict)}
 
 
 def _authors(work: Mapping[str, Any]) -> tuple[Person, ...]:
-    ships = [a for a in work.get("authorships") or () if isinstance(a, dict) and isinstance(a.get("author"), dict)]
+    ships = [a for a in _list(work.get("authorships")) if isinstance(a, dict) and isinstance(a.get("author"), dict)]
     people = []
     for a in ships[:MAX_AUTHORS]:
         name = clean_text(_str(a["author"].get("display_name")) or _str(a.get("raw_author_name")), NAME_CAP)
-        places = (clean_text(_str(i.get("display_name")), NAME_CAP) for i in a.get("institutions") or ()
+        places = (clean_text(_str(i.get("display_name")), NAME_CAP) for i in _list(a.get("institutions"))
                   if isinstance(i, dict))
         if name:
             people.append(Person(name, tuple(dict.fromkeys(p for p in places if p))))
@@ -230,3 +233,7 @@ def _retry_after(response: Response) -> float | None:
 
 def _str(value: Any) -> str:  # noqa: ANN401
     return value if isinstance(value, str) else ""
+
+
+def _list(value: Any) -> list[Any]:  # noqa: ANN401
+    return value if isinstance(value, list) else []

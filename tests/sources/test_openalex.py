@@ -175,6 +175,22 @@ def test_an_unchanged_count_keeps_its_date_so_nothing_is_rewritten(arxiv_server,
     assert (paper.citations, paper.citations_date) == (7, "2031-01-01")
 
 
+def test_hostile_works_are_read_without_a_crash() -> None:
+    from generator.sources.openalex import normalize_work
+
+    hostile = {"id": "javascript:alert(1)", "display_name": "A\u202e title", "authorships": 5, "locations": "x",
+               "primary_location": "x", "cited_by_count": -1, "publication_year": True,
+               "doi": "https://doi.org/10.48550/arXiv.2401.01234", "abstract_inverted_index": {"a": [10**9]}}
+    rec = normalize_work(hostile, "2026-12-01")
+    assert (rec.title, rec.arxiv_id, rec.doi, rec.year, rec.citations, rec.citations_date, rec.source_ids) == (
+        "A title", "2401.01234", None, None, None, None, ())
+    assert normalize_work({"display_name": ""}, "2026-12-01") is None
+    odd = {"display_name": "T", "authorships": [{"author": {"display_name": "X"}, "institutions": 3}, "y"],
+           "primary_location": {"source": "z", "raw_source_name": "Some Journal", "landing_page_url": "ftp://x"}}
+    rec = normalize_work(odd, "2026-12-01")
+    assert ([p.name for p in rec.authors], rec.venue, rec.url) == (["X"], "Some Journal", None)
+
+
 def test_abstracts_are_rebuilt_from_hostile_indexes_cheaply() -> None:
     assert rebuild_abstract({"world": [1], "Hello": [0], "again": [10**12]}) == "Hello world again"
     assert rebuild_abstract({"a": "0", 1: [2], "b": [True, 3]}) == "b"
