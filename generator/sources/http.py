@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Callable, Mapping, TypeVar
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpcore
 import httpx
@@ -228,7 +228,7 @@ class HttpClient:
         for _ in range(MAX_REDIRECTS + 1):
             response = self._once(current, extra)
             if response.status in (301, 302, 303, 307, 308) and "location" in response.headers:
-                target = urljoin(current, response.headers["location"])
+                target = _without_secret(urljoin(current, response.headers["location"]), extra.secret_query)
                 if not _same_host(current, target):
                     raise PermanentError(f"redirected to another host ({target}); not followed")
                 log.debug("%s: redirected to %s", current, target)
@@ -312,6 +312,17 @@ def parse_retry_after(value: str | None, now: datetime) -> float | None:
     if when.tzinfo is None:
         when = when.replace(tzinfo=timezone.utc)
     return max(0.0, (when - now).total_seconds())
+
+
+def _without_secret(url: str, secret: str) -> str:
+    """``url`` without the secret query's parameter: a redirect that echoes ``api_key=...`` in its
+    Location must not bring the key into a URL we log (the transport adds it again)."""
+    name = secret.split("=", 1)[0]
+    if not name:
+        return url
+    parts = urlsplit(url)
+    kept = "&".join(p for p in parts.query.split("&") if p and p.split("=", 1)[0] != name)
+    return urlunsplit(parts._replace(query=kept))
 
 
 def _same_host(a: str, b: str) -> bool:

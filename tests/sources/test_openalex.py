@@ -130,6 +130,25 @@ def test_the_key_is_never_logged_nor_in_a_message(arxiv_server, site, caplog) ->
     assert NO_KEY not in text
 
 
+def test_a_redirect_echoing_the_key_does_not_bring_it_into_a_log(arxiv_server, site, caplog) -> None:
+    """OpenAlex answers a merged entity with 301; a Location that repeats api_key= is cleaned."""
+    def merged(path, params):
+        if path == "/works":
+            return Reply(b"", 301, {"Location": f"/v2/works?cursor={params['cursor']}&api_key={KEY}"})
+        return ok(SAMPLE) if params["cursor"] == "*" else ok(last_page())
+
+    s = arxiv_server(merged)
+    config = one_source_site(site, s, f"openalex: {{author: {AUTHOR}}}")
+    with caplog.at_level(logging.DEBUG):
+        result = fetch_one(config, env(s))
+    assert (result.error, result.records) == (None, 2)
+    assert [h.params.get("api_key") for h in s.hits if h.path == "/v2/works"] == [KEY, KEY]
+    # httpcore's own DEBUG trace prints the raw response headers as the server sent them (the echo
+    # included); everything that handles the URL, ours and httpx's request line, is clean
+    ours = "\n".join(r.getMessage() for r in caplog.records if not r.name.startswith("httpcore"))
+    assert "redirected to" in ours and "HTTP Request: GET" in ours and KEY not in ours
+
+
 def test_a_missing_key_is_a_clear_warning(arxiv_server, site, caplog) -> None:
     s = arxiv_server(by_cursor({"*": SAMPLE, CURSOR: last_page()}))
     config = one_source_site(site, s, f"openalex: {{author: {AUTHOR}}}")
