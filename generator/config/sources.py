@@ -33,6 +33,7 @@ FEED = Table("feed", (
 
 ORCID_ID_PATTERN = r"(?:https?://orcid\.org/)?[0-9]{4}-[0-9]{4}-[0-9]{4}-[0-9]{3}[0-9Xx]"
 DBLP_PID_PATTERN = r"[0-9a-z]{1,8}/[0-9A-Za-z_-]{1,64}"
+DBLP_GIVEN_PATTERN = rf"(?:https?://dblp\.org/pid/)?{DBLP_PID_PATTERN}(?:\.xml|\.html)?"   # what the file may say
 OPENALEX_AUTHOR_PATTERN = r"(?:https?://openalex\.org/)?[Aa][0-9]{4,12}"
 
 
@@ -77,7 +78,7 @@ ORCID = Table("orcid", (
 
 DBLP = Table("dblp", (
     Key("pid", "text", "the author's DBLP person id, as in https://dblp.org/pid/12/3456", required=True,
-        check=check_dblp_pid, expect="a DBLP person id such as 12/3456", pattern=DBLP_PID_PATTERN),
+        check=check_dblp_pid, expect="a DBLP person id such as 12/3456", pattern=DBLP_GIVEN_PATTERN),
 ), help="A DBLP person record (dblp.org/pid/PID.xml; DBLP_URL overrides its address). A lone text is the pid.",
    shorthand="pid")
 
