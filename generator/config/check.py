@@ -221,6 +221,11 @@ def read_key(ck: Checker, m: YMap, key: Key, where: str) -> Any:  # noqa: ANN401
     raise ValueError(f"no reader for the type {t!r} of {name!r}")
 
 
+def checked_text(ck: Checker, key: Key, value: str, where: str, line: int | None) -> str | None:
+    """A text given another way (a source's shorthand) through its key's check, as if written in full."""
+    return _checked(ck, key, value, where, line)
+
+
 def _checked(ck: Checker, key: Key, value: str, where: str, line: int | None) -> str | None:
     if key.check is None:
         return value

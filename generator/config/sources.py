@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from generator import ids
-from generator.config.check import Checker, describe, read_table
+from generator.config.check import Checker, checked_text, describe, read_table
 from generator.config.records import RECORD, to_record
 from generator.config.schema import HTTP_PATTERN, HTTP_URL, Key, Table
 from generator.model import Record
@@ -199,6 +199,7 @@ def _read_kind(ck: Checker, kind: str, value: Any, where: str, line: int) -> Sou
 
 def _read_one(ck: Checker, value: Any, table: Table, where: str, line: int) -> dict[str, Any] | None:  # noqa: ANN401
     if table.shorthand and isinstance(value, str) and value.strip():
-        return {key.name: key.default for key in table.keys} | {table.shorthand: value.strip()}
+        given = checked_text(ck, table[table.shorthand], value.strip(), where, line)   # the same check as in full
+        return None if given is None else {key.name: key.default for key in table.keys} | {table.shorthand: given}
     m = ck.mapping(value, where, line)
     return None if m is None else read_table(ck, m, table, where)

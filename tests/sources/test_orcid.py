@@ -116,3 +116,32 @@ def test_hostile_groups_are_skipped_not_fatal() -> None:
     (rec,) = records
     assert (rec.title, rec.arxiv_id, rec.doi, rec.url, rec.year) == ("A title", "2401.01234", None, None, None)
     assert len(warnings) == 3
+
+
+def test_ids_are_normalised_or_refused_with_file_line_and_key(tmp_path) -> None:
+    ok_author = ("name: Jane Doe\nsources:\n  - orcid: https://orcid.org/0000-0002-1825-0097\n"
+                 "  - dblp: https://dblp.org/pid/95/7448-1.html\n  - openalex: https://openalex.org/a5023888391\n")
+    config = load_site(write_site(tmp_path / "ok", {"jane-doe": ok_author}))
+    assert [s.line for s in config.authors[0].sources] == [3, 4, 5]
+    assert [(getattr(s, "id", None) or getattr(s, "pid", None) or s.author) for s in config.authors[0].sources] == [
+        "0000-0002-1825-0097", "95/7448-1", "A5023888391"]
+    bad = ("name: Jane Doe\nsources:\n  - dblp: {pid: '../../etc'}\n  - openalex: {author: W123}\n"
+           "  - orcid: 0000-0002-1825-0098\n")
+    with pytest.raises(SiteError) as err:
+        load_site(write_site(tmp_path / "bad", {"jane-doe": bad}))
+    assert [str(p) for p in err.value.problems] == [
+        "content/authors/jane-doe.yaml:3: 'sources[0].dblp.pid' must be a DBLP person id such as 12/3456, "
+        "found '../../etc'",
+        "content/authors/jane-doe.yaml:4: 'sources[1].openalex.author' must be an OpenAlex author id such as "
+        "A5023888391, found 'W123'",
+        "content/authors/jane-doe.yaml:5: 'sources[2].orcid.id': the ORCID iD 0000-0002-1825-0098 fails its "
+        "checksum (ISO 7064 MOD 11-2): its last character, the check digit, is 8 but the 15 digits before it "
+        "give 7; one of the digits is mistyped: copy the iD from your ORCID record"]
+
+
+def test_a_bad_endpoint_variable_is_refused_before_any_request(arxiv_server, site) -> None:
+    s = arxiv_server(Script(ok()))
+    config = one_source_site(site, s, f"orcid: {ID}")
+    with pytest.raises(SiteError, match="environment variable ORCID_API_URL must be an http"):
+        fetch_one(config, {"ORCID_API_URL": "file:///etc/passwd"})
+    assert s.hits == []
