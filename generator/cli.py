@@ -205,13 +205,21 @@ def clean(ctx: click.Context) -> None:
 @cli.command()
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--title", default="Author profiles", show_default=True)
+@click.option("--repo", metavar="GIT-URL", help="Where the site's Makefile installs authorsite from "
+              "(default: the git URL this authorsite came from).")
+@click.option("--ref", metavar="TAG-OR-COMMIT", help="The tag or commit to install (default: this version's commit).")
 @_handle_errors
-def init(directory: Path, title: str) -> None:
+def init(directory: Path, title: str, repo: str | None, ref: str | None) -> None:
     """Create a new site in DIRECTORY with one example author."""
-    from generator.newsite import create_site
+    from generator.newsite import create_site, resolve_pin
 
-    create_site(directory, title=title)
-    log.info("created a new site in %s; next: cd %s && make site", directory, directory)
+    pin = create_site(directory, title=title, pin=resolve_pin(repo, ref))
+    log.info("created a new site in %s, installing authorsite from %s at %s", directory, pin.repo, pin.ref)
+    if pin.local:
+        log.warning("that URL exists only on this machine, so the site's workflows cannot install authorsite "
+                    "on GitHub: run init with --repo https://github.com/OWNER/REPO --ref TAG, or set "
+                    "AUTHORSITE_REPO and AUTHORSITE_REF in %s", directory / "Makefile")
+    log.info("next: cd %s && make site", directory)
 
 
 @cli.command("new-author")
