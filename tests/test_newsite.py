@@ -89,3 +89,23 @@ def test_init_and_new_author_name_the_schema_written_with_the_site(tmp_path: Pat
             data, _ = parse_yaml(text, path.name)
             assert [e.message for e in validator.iter_errors(data)] == [], path
     assert [a.slug for a in load_site(new).authors] == ["ada-lovelace", "jane-doe"]
+
+
+def test_quiet_and_verbose_work_after_the_command_and_counts_take_their_plural(tmp_path: Path) -> None:
+    def cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "generator", *map(str, args)], capture_output=True, text=True,
+                              timeout=120)
+
+    new = tmp_path / "s"
+    res = cli("init", new, "--repo", "https://example.org/authorsite.git", "--ref", "v1", "-q")
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    res = cli("-C", new, "build", "--no-search")
+    assert "assembled 1 author, 1 subject\n" in res.stderr
+    assert " for 1 author, 1 record, 1 subject in " in res.stderr
+    assert cli("-C", new, "clean", "-q").returncode == 0
+    quiet = cli("-C", new, "build", "--no-search", "-q")
+    assert quiet.returncode == 0 and "assembled" not in quiet.stderr and "warning:" in quiet.stderr
+    assert "--quiet" in cli("check", "--help").stdout and "--verbose" in cli("init", "--help").stdout
+    assert cli("-C", new, "clean").returncode == 0
+    verbose = cli("-q", "-C", new, "build", "--no-search", "-v")   # the one nearer the command wins
+    assert "assembled" in verbose.stderr and verbose.stderr.count("\n") > quiet.stderr.count("\n")
