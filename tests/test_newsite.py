@@ -109,3 +109,13 @@ def test_quiet_and_verbose_work_after_the_command_and_counts_take_their_plural(t
     assert cli("-C", new, "clean").returncode == 0
     verbose = cli("-q", "-C", new, "build", "--no-search", "-v")   # the one nearer the command wins
     assert "assembled" in verbose.stderr and verbose.stderr.count("\n") > quiet.stderr.count("\n")
+
+
+def test_the_about_page_has_one_heading(demo) -> None:  # noqa: ANN001
+    """The page template writes the front matter's title as the h1; the text must not repeat it
+    (the demo's About page showed "About" and "About this site")."""
+    import re
+
+    page = demo.read("pages/about/index.html")
+    assert re.findall(r"<h[12][ >]", page.split("<main", 1)[1])[:1] == ["<h1>"]
+    assert page.count("<h1") == 1 and "<h1>About</h1>" in page
