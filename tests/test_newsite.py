@@ -119,3 +119,18 @@ def test_the_about_page_has_one_heading(demo) -> None:  # noqa: ANN001
     page = demo.read("pages/about/index.html")
     assert re.findall(r"<h[12][ >]", page.split("<main", 1)[1])[:1] == ["<h1>"]
     assert page.count("<h1") == 1 and "<h1>About</h1>" in page
+
+
+def test_the_ci_workflow_caches_pip_on_files_a_new_site_has(tmp_path: Path) -> None:
+    """setup-python's pip cache fails the run when no cache-dependency-path pattern matches
+    (a site has no requirements.txt or pyproject.toml, its defaults): the Makefile must match."""
+    import yaml
+
+    _init(tmp_path / "s", "--repo", "https://example.org/a.git", "--ref", "v1")
+    for site in (tmp_path / "s", Path(__file__).parents[1]):
+        workflow = yaml.safe_load((site / ".github/workflows/test.yml").read_text("utf-8"))
+        (job,) = workflow["jobs"].values()
+        setup = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/setup-python@"))
+        assert setup["with"]["cache"] == "pip"
+        assert any((site / p).is_file() for p in setup["with"]["cache-dependency-path"].split()), site
+        assert job["name"] == "Run .ci/run" and job["steps"][-1]["run"] == "bash .ci/run"
