@@ -66,7 +66,7 @@ def _offline_venv(site: Path, tmp: Path) -> Path:
     return site / ".venv/bin/python"
 
 
-def _offline(cmd: list[str]) -> tuple[list[str], dict[str, str]]:
+def offline(cmd: list[str]) -> tuple[list[str], dict[str, str]]:
     """``cmd`` with no network: in a new network namespace if allowed, else with dead proxies."""
     env = dict(os.environ, PIP_NO_INDEX="1", PIP_NO_BUILD_ISOLATION="0", GIT_ALLOW_PROTOCOL="file",
                PYTHONDONTWRITEBYTECODE="1")
@@ -79,7 +79,7 @@ def _offline(cmd: list[str]) -> tuple[list[str], dict[str, str]]:
 
 
 def _run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    argv, env = _offline(cmd)
+    argv, env = offline(cmd)
     res = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, f"{cmd} failed:\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}"
     return res
