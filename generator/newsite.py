@@ -89,6 +89,8 @@ CLI := $(VENV)/bin/authorsite
 
 $(VENV)/.installed: Makefile
 \ttest -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+\t@# pip keeps an installed authorsite of the same version whatever the pin: remove it first.
+\t$(VENV)/bin/python -m pip uninstall --quiet --yes authorsite 2>/dev/null
 \t$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check "$(AUTHORSITE_PIP)"
 \ttouch $@
 

@@ -114,6 +114,19 @@ def test_a_new_site_installs_the_pinned_authorsite_and_builds_elsewhere(tmp_path
                            cwd=site, capture_output=True, text=True, check=True).stdout.strip()
     assert Path(where).resolve().is_relative_to((site / ".venv").resolve()), where
 
+    # Upgrading is one line: a new commit published, AUTHORSITE_REF set to it, `make site` reinstalls.
+    snapshot = tmp_path / "snapshot"
+    (snapshot / "generator/__init__.py").write_text(
+        (snapshot / "generator/__init__.py").read_text("utf-8").replace('__version__ = "', '__version__ = "9'))
+    _git(snapshot, "commit", "-q", "-am", "a newer authorsite")
+    _git(snapshot, "push", "-q", str(remote), "HEAD:refs/tags/v9")
+    makefile = site / "Makefile"
+    makefile.write_text(makefile.read_text("utf-8").replace(f"AUTHORSITE_REF ?= {commit}", "AUTHORSITE_REF ?= v9"))
+    upgraded = _run(["make", "site"], site)
+    assert "pip install" in upgraded.stdout and "nothing changed" not in upgraded.stderr
+    assert _run([str(site / ".venv/bin/authorsite"), "--version"], site).stdout.startswith("authorsite, version 9")
+
     # The installed authorsite makes sites pinned to itself: same URL, same commit (PEP 610).
     _run([str(site / ".venv/bin/authorsite"), "-q", "init", str(tmp_path / "next")], tmp_path)
-    assert f"AUTHORSITE_REPO ?= {url}\nAUTHORSITE_REF ?= {commit}\n" in (tmp_path / "next/Makefile").read_text()
+    newer = _git(snapshot, "rev-parse", "HEAD")
+    assert f"AUTHORSITE_REPO ?= {url}\nAUTHORSITE_REF ?= {newer}\n" in (tmp_path / "next/Makefile").read_text()
