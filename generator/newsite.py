@@ -203,8 +203,9 @@ def resolve_pin(repo: str | None = None, ref: str | None = None) -> Pin:
                         "https://github.com/OWNER/REPO --ref TAG-OR-COMMIT")
     pin = Pin(_normal_repo(repo), ref)
     if not _REPO_URL.fullmatch(pin.repo):
-        raise SiteError(f"--repo {repo!r} is not a git URL a Makefile can hold", hint="give an https://, "
-                        "ssh:// or file:// URL (or a folder) without spaces, quotes, '$', '#' or '@' in its path")
+        raise SiteError(f"{repo!r} is not a git URL a Makefile can hold (nor one with a password in it)",
+                        hint="pass --repo with an https://, ssh:// or file:// URL (or a folder) without spaces, "
+                        "quotes, '$', '#' or '@' in its path")
     if not _REF.fullmatch(pin.ref) or ".." in pin.ref:
         raise SiteError(f"--ref {ref!r} is not a tag, branch or commit name",
                         hint="use letters, digits, '.', '_', '/' and '-', e.g. v0.2.0 or a commit id")

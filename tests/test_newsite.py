@@ -48,6 +48,7 @@ def test_init_defaults_to_the_running_checkout_at_its_commit_and_says_it_is_loca
     ("--repo", "https://example.org/x#frag", "is not a git URL"),
     ("--repo", "https://example.org/x\nall:", "is not a git URL"),
     ("--repo", "javascript://x", "is not a git URL"),
+    ("--repo", "https://user:ghp_secret@github.com/a/b.git", "is not a git URL"),
     ("--ref", "v1 ; rm -rf /", "is not a tag, branch or commit"),
     ("--ref", "../../x", "is not a tag, branch or commit"),
     ("--ref", "-e", "is not a tag, branch or commit"),
