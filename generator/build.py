@@ -155,12 +155,17 @@ def _read_cache(config: SiteConfig, strict: bool) -> tuple[Store, list[str]]:
     return store, warnings
 
 
+def plural(count: int, noun: str) -> str:
+    """'1 author', '2 authors' (the nouns logged here all take an s)."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 def _assemble(config: SiteConfig, store: Store) -> SiteModel:
     from generator.assemble import assemble
     from generator.taxonomy import load_taxonomy
 
     site = assemble(config, store, load_taxonomy())
-    log.info("assembled %d authors, %d subjects", len(site.authors), len(site.subjects))
+    log.info("assembled %s, %s", plural(len(site.authors), "author"), plural(len(site.subjects), "subject"))
     return site
 
 

@@ -90,13 +90,14 @@ def cli(ctx: click.Context, root: Path, quiet: bool, verbose: bool) -> None:
 @_handle_errors
 def build(ctx: click.Context, base_url: str | None, output: Path | None, strict: bool, no_search: bool) -> None:
     """Build the site from the configuration and the committed cache (no network)."""
-    from generator.build import build as run_build
+    from generator.build import build as run_build, plural
 
     res = run_build(ctx.obj["root"], base_url=base_url, out_dir=output, strict=strict, search=not no_search)
     if res.unchanged:
         return
-    log.info("built %d files (%.1f MB written) for %d authors, %d records, %d subjects in %.2f s -> %s",
-             res.files, res.bytes / 1e6, res.authors, res.records, res.subjects, res.seconds, res.out_dir)
+    log.info("built %d files (%.1f MB written) for %s, %s, %s in %.2f s -> %s", res.files, res.bytes / 1e6,
+             plural(res.authors, "author"), plural(res.records, "record"), plural(res.subjects, "subject"),
+             res.seconds, res.out_dir)
 
 
 @cli.command()
@@ -205,13 +206,21 @@ def clean(ctx: click.Context) -> None:
 @cli.command()
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--title", default="Author profiles", show_default=True)
+@click.option("--repo", metavar="GIT-URL", help="Where the site's Makefile installs authorsite from "
+              "(default: the git URL this authorsite came from).")
+@click.option("--ref", metavar="TAG-OR-COMMIT", help="The tag or commit to install (default: this version's commit).")
 @_handle_errors
-def init(directory: Path, title: str) -> None:
+def init(directory: Path, title: str, repo: str | None, ref: str | None) -> None:
     """Create a new site in DIRECTORY with one example author."""
-    from generator.newsite import create_site
+    from generator.newsite import create_site, resolve_pin
 
-    create_site(directory, title=title)
-    log.info("created a new site in %s; next: cd %s && make site", directory, directory)
+    pin = create_site(directory, title=title, pin=resolve_pin(repo, ref))
+    log.info("created a new site in %s, installing authorsite from %s at %s", directory, pin.repo, pin.ref)
+    if pin.local:
+        log.warning("that URL exists only on this machine, so the site's workflows cannot install authorsite "
+                    "on GitHub: run init with --repo https://github.com/OWNER/REPO --ref TAG, or set "
+                    "AUTHORSITE_REPO and AUTHORSITE_REF in %s", directory / "Makefile")
+    log.info("next: cd %s && make site", directory)
 
 
 @cli.command("new-author")
@@ -226,6 +235,27 @@ def new_author(ctx: click.Context, name: str, slug: str | None) -> None:
     path = add_author(ctx.obj["root"], name, slug)
     log.info("created %s; edit it, then run 'authorsite fetch --author %s' and 'authorsite build'",
              path, path.stem)
+
+
+def _set_verbosity(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:   # after the group's own -q/-v: the one nearer the command wins
+        log.setLevel(logging.WARNING if param.name == "quiet" else logging.DEBUG)
+        if isinstance(ctx.obj, dict):
+            ctx.obj["quiet"] = param.name == "quiet"
+
+
+def _accept_verbosity_after_command(group: click.Group) -> None:
+    """-q/-v after the command name too (``authorsite build -q``), on every command, this one place."""
+    for command in group.commands.values():
+        command.params += [
+            click.Option(["-q", "--quiet"], is_flag=True, expose_value=False, callback=_set_verbosity,
+                         help="Only print warnings and errors."),
+            click.Option(["-v", "--verbose"], is_flag=True, expose_value=False, callback=_set_verbosity,
+                         help="Print every step."),
+        ]
+
+
+_accept_verbosity_after_command(cli)
 
 
 def main() -> None:

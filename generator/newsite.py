@@ -1,16 +1,30 @@
-"""``authorsite init`` and ``authorsite new-author``: write the starting files of a site."""
+"""``authorsite init`` and ``authorsite new-author``: write the starting files of a site.
+
+A new site installs authorsite through its own Makefile (``make site``, which its workflows
+run too) from a git URL at a fixed tag or commit: authorsite is not on PyPI, and a pin that
+lives on a public host builds the same on a laptop and on a GitHub runner, while a path to the
+checkout that ran ``init`` exists only on this machine. By default the pin is the version that
+runs ``init``: the git URL and commit pip recorded when it installed authorsite (PEP 610
+``direct_url.json``), or, run from a checkout, its ``origin`` remote and HEAD commit.
+"""
 
 from __future__ import annotations
 
+import json
+import logging
 import re
+import subprocess
 import unicodedata
-from importlib import resources
+from dataclasses import dataclass
+from importlib import metadata, resources
 from pathlib import Path
 
 from generator import ids
 from generator.config import SCHEMA_DIR
 from generator.config.json_schema import AUTHOR_MODELINE, SITE_MODELINE, schema_texts
 from generator.errors import SiteError
+
+log = logging.getLogger(__name__)
 
 _SITE_YAML = """\
 # The site. Every key is checked; run 'authorsite check' after editing.
@@ -61,17 +75,23 @@ _GITIGNORE = "/.venv/\n/output/\n/output.*/\n/.authorsite-*\n/.authorsite/\n__py
 
 _MAKEFILE = """\
 # make site: set up .venv, install authorsite, build output/ from content/ (no network).
+# authorsite is installed from git at a fixed tag or commit (written by 'authorsite init'):
+# to upgrade, set AUTHORSITE_REF to a newer tag or commit; the next 'make site' reinstalls.
 PYTHON ?= python3
 VENV ?= .venv
-AUTHORSITE_PIP ?= {pip_spec}
+AUTHORSITE_REPO ?= {repo}
+AUTHORSITE_REF ?= {ref}
+AUTHORSITE_PIP ?= authorsite @ git+$(AUTHORSITE_REPO)@$(AUTHORSITE_REF)
 BASE_URL ?=
 CLI := $(VENV)/bin/authorsite
 
 .PHONY: site fetch serve check clean
 
-$(VENV)/.installed:
+$(VENV)/.installed: Makefile
 \ttest -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
-\t$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check $(AUTHORSITE_PIP)
+\t@# pip keeps an installed authorsite of the same version whatever the pin: remove it first.
+\t$(VENV)/bin/python -m pip uninstall --quiet --yes authorsite 2>/dev/null
+\t$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check "$(AUTHORSITE_PIP)"
 \ttouch $@
 
 site: $(VENV)/.installed
@@ -105,17 +125,100 @@ def slugify(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text).strip("-")[:64].strip("-")
 
 
-def _pip_spec() -> str:
-    """How a new site installs authorsite: this source tree when we run from one."""
+# What a Makefile line and pip's 'git+URL@REF' carry safely: no spaces, quotes, '$', '#', '@' but in user@host.
+_REPO_URL = re.compile(r"(?:https?|ssh|git|file)://(?:[A-Za-z0-9._~-]+@)?[A-Za-z0-9._~:/%+=,-]+")
+_REF = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,199}")
+_SCP_STYLE = re.compile(r"(?:[A-Za-z0-9._-]+@)?([A-Za-z0-9.-]+):(?!//)([A-Za-z0-9._~/-]+)")
+
+
+@dataclass(frozen=True, slots=True)
+class Pin:
+    """Where a new site installs authorsite from: a git URL and a tag or commit."""
+
+    repo: str
+    ref: str
+
+    @property
+    def local(self) -> bool:
+        """True when the URL exists only on this machine (a CI runner cannot clone it)."""
+        return self.repo.startswith("file://")
+
+
+def _git(src: Path, *args: str) -> str | None:
+    try:
+        res = subprocess.run(["git", "-C", str(src), *args], capture_output=True, text=True, timeout=30)
+    except OSError:
+        return None
+    return res.stdout.strip() if res.returncode == 0 and res.stdout.strip() else None
+
+
+def _checkout_pin(src: Path) -> Pin | None:
+    """Run from a git checkout: its origin remote (else the checkout itself) at HEAD."""
+    commit = _git(src, "rev-parse", "HEAD")
+    if commit is None:
+        return None
+    return Pin(_git(src, "remote", "get-url", "origin") or str(src), commit)
+
+
+def _installed_pin() -> Pin | None:
+    """Installed by pip from git: the URL and commit pip recorded (PEP 610 direct_url.json)."""
+    try:
+        text = metadata.distribution("authorsite").read_text("direct_url.json")
+        data = json.loads(text or "null")
+    except (metadata.PackageNotFoundError, ValueError):
+        return None
+    vcs = data.get("vcs_info") if isinstance(data, dict) else None
+    if not isinstance(vcs, dict) or vcs.get("vcs") != "git" or not vcs.get("commit_id"):
+        return None
+    return Pin(str(data.get("url", "")), str(vcs["commit_id"]))
+
+
+def running_pin() -> Pin | None:
+    """The version of authorsite running now, as a git URL and commit, when it can be told."""
     src = Path(__file__).resolve().parent.parent
-    return str(src) if (src / "pyproject.toml").is_file() else "authorsite"
+    if (src / "pyproject.toml").is_file() and (src / ".git").exists():
+        return _checkout_pin(src)
+    return _installed_pin()
 
 
-def create_site(directory: Path, title: str = "Author profiles") -> None:
+def _normal_repo(repo: str) -> str:
+    """A URL pip's git+ can clone: git@host:path becomes https://, a folder or file:///path
+    becomes file://localhost/path (pip refuses 'name @ git+file:///path': no host)."""
+    scp = _SCP_STYLE.fullmatch(repo)
+    if scp and "://" not in repo and not Path(repo).exists():
+        return f"https://{scp.group(1)}/{scp.group(2)}"
+    if "://" not in repo:
+        repo = Path(repo).expanduser().resolve().as_uri()
+    return "file://localhost/" + repo.removeprefix("file:///") if repo.startswith("file:///") else repo
+
+
+def resolve_pin(repo: str | None = None, ref: str | None = None) -> Pin:
+    """The pin a new site gets: ``repo`` and ``ref`` as given, the rest from the running version."""
+    running = running_pin() if repo is None or ref is None else None
+    repo = repo or (running.repo if running else None)
+    ref = ref or (running.ref if running else None)
+    if not repo or not ref:
+        raise SiteError("cannot tell which git URL and commit this authorsite came from, so not which one "
+                        "a new site should install", hint="name them: authorsite init DIR --repo "
+                        "https://github.com/OWNER/REPO --ref TAG-OR-COMMIT")
+    pin = Pin(_normal_repo(repo), ref)
+    if not _REPO_URL.fullmatch(pin.repo):
+        raise SiteError(f"{repo!r} is not a git URL a Makefile can hold (nor one with a password in it)",
+                        hint="pass --repo with an https://, ssh:// or file:// URL (or a folder) without spaces, "
+                        "quotes, '$', '#' or '@' in its path")
+    if not _REF.fullmatch(pin.ref) or ".." in pin.ref:
+        raise SiteError(f"--ref {ref!r} is not a tag, branch or commit name",
+                        hint="use letters, digits, '.', '_', '/' and '-', e.g. v0.2.0 or a commit id")
+    return pin
+
+
+def create_site(directory: Path, title: str = "Author profiles", pin: Pin | None = None) -> Pin:
+    """Write a new site into ``directory`` (new or empty); return the authorsite pin its Makefile installs."""
     if directory.exists() and any(directory.iterdir()):
         raise SiteError("folder is not empty", path=str(directory), hint="choose a new folder name")
     if "\n" in title or not title.strip():
         raise SiteError("the title must be one non-empty line")
+    pin = pin or resolve_pin()
     directory.mkdir(parents=True, exist_ok=True)
     safe_title = '"' + title.replace("\\", "\\\\").replace('"', '\\"') + '"'
     files = {
@@ -125,7 +228,7 @@ def create_site(directory: Path, title: str = "Author profiles") -> None:
         "content/pages/about.md": _ABOUT,
         "content/cache/.gitkeep": "",
         ".gitignore": _GITIGNORE,
-        "Makefile": _MAKEFILE.format(pip_spec=_pip_spec()),
+        "Makefile": _MAKEFILE.format(repo=pin.repo, ref=pin.ref),
         ".ci/run": _CI_RUN,
     }
     # The editor schema of this authorsite version, named by the first line of site.yaml and author files.
@@ -138,6 +241,7 @@ def create_site(directory: Path, title: str = "Author profiles") -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     (directory / ".ci/run").chmod(0o755)
+    return pin
 
 
 def add_author(root: Path, name: str, slug: str | None = None) -> Path:
