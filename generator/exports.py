@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from functools import lru_cache
 from typing import Any
 
 from generator.latex import tex_to_text
@@ -93,7 +94,7 @@ def _bibtex_fields(r: Record) -> tuple[str, list[tuple[str, str]]]:
     @inproceedings only when their required fields (journal/booktitle, author, year) are all there."""
     fields = [("title", "{" + _balanced(r.title) + "}")]
     if r.authors:
-        fields.append(("author", " and ".join(bibtex_name(_name(p.name)) for p in r.authors)))
+        fields.append(("author", " and ".join([_bibtex_person(p.name) for p in r.authors])))
     kind, venue = venue_kind(r)
     entry = "misc"
     if venue is not None:
@@ -113,10 +114,11 @@ def _bibtex_fields(r: Record) -> tuple[str, list[tuple[str, str]]]:
     return entry, fields
 
 
-def _name(name: str) -> str:
-    """A name as BibTeX can hold it: no braces of its own, no control characters, and a
-    backslash only where it starts a TeX accent or command (``\\}`` would escape our brace)."""
-    return _LONE_BACKSLASH.sub("", _CONTROL.sub("", name).replace("{", "").replace("}", ""))
+@lru_cache(maxsize=1 << 16)  # co-authors repeat across an author's records
+def _bibtex_person(name: str) -> str:
+    """A name as BibTeX holds it ("von Last, First"): no braces of its own, no control characters,
+    and a backslash only where it starts a TeX accent or command (``\\}`` would escape our brace)."""
+    return bibtex_name(_LONE_BACKSLASH.sub("", _CONTROL.sub("", name).replace("{", "").replace("}", "")))
 
 
 def to_bibtex(author: Author) -> bytes:

@@ -14,7 +14,9 @@ code looks the way it does:
   shown as its escaped source; an unmatched ``$`` is shown as a literal ``$``.
 * Bare braces stay visible: text with no TeX trigger characters takes the fast path (plain
   escaping) and keeps its braces, so the slow path keeps them too, as arXiv's own pages do.
-  That also keeps unknown macros exactly as written (``\\method``, ``\\cite{x}``).
+  That also keeps unknown macros exactly as written in the HTML (``\\method``, ``\\cite{x}``).
+  Plain text (``tex_to_text``) differs: it must carry no TeX, so there grouping braces go,
+  math is read by generator.plaintext, and an unknown macro is read as math (its bare name).
   Braces are consumed only as arguments of macros we know, or around ``{\\em ...}``.
 * Symbol macros keep the next space (``1.69\\texttimes speedup`` meant "1.69× speedup");
   letter macros eat it (``Stra\\ss e``). ``\\\\`` is a space, not ``<br>`` (titles sit in

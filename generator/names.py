@@ -27,7 +27,7 @@ _GROUP_WORDS = frozenset(
     "collaboration collaborations consortium team group project collective network "
     "initiative committee society association alliance working".split()
 )
-_PERSONAL_CHARS = re.compile(r"[^\W\d_]|[ .'’\-]")  # letters, space, dot, apostrophes, hyphen
+_NOT_PERSONAL = re.compile(r"[^\w .'’\-]|[\d_]")  # personal names: letters, space, dot, apostrophes, hyphen
 _CAPS_WORD = re.compile(r"[A-Z]{2,}")
 _ROMAN = re.compile(r"[IVX]+")
 # Words after which nameparser's answer may differ from "all but the last word are given":
@@ -83,9 +83,10 @@ def _doubtful(name: str) -> bool:
         return True
     if any(_CAPS_WORD.fullmatch(w.strip(".,-")) and not _ROMAN.fullmatch(w) for w in words):
         return True
-    if any(not _PERSONAL_CHARS.fullmatch(c) for c in name):
+    if _NOT_PERSONAL.search(name):
         return True
-    return any(c.isalpha() and not unicodedata.name(c, "").startswith("LATIN") for c in name)
+    return not name.isascii() and any(
+        c.isalpha() and not unicodedata.name(c, "").startswith("LATIN") for c in name)
 
 
 def csl_name(name: str) -> dict[str, str]:

@@ -55,11 +55,17 @@ def strip_commands(text: str) -> str:
     return _COMMAND.sub(r"\1", text) if "\\" in text else text
 
 
-@lru_cache(maxsize=4096)
 def math_to_text(source: str, parse: bool = True) -> str:
     """One formula's source (without its delimiters) as plain Unicode text; ``parse=False``
     takes the cheap reading (the caller's budget for parsing is spent)."""
-    if parse and len(source) <= _MAX_MATH:
+    if len(source) > _MAX_MATH:  # never parsed, and not cached: hostile input cannot fill the cache
+        return _tidy(_fallback(source))
+    return _math_cached(source, parse)
+
+
+@lru_cache(maxsize=4096)
+def _math_cached(source: str, parse: bool) -> str:
+    if parse:
         try:
             return _tidy(_node(convert_to_element(source), 0))
         except Exception:  # latex2mathml raises many exception types (and RecursionError) on bad input
@@ -78,7 +84,7 @@ def _fallback(source: str) -> str:
             return MATH_SYMBOLS.get(word, word)
         return char if char is not None else ""
 
-    return _FALLBACK_TOKEN.sub(token, source[: _MAX_MATH * 4])
+    return _FALLBACK_TOKEN.sub(token, source)
 
 
 def _text(e: Element) -> str:
