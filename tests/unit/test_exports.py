@@ -91,6 +91,11 @@ def test_entry_type_follows_the_venue(journal_ref: str | None, venue: str | None
     formats_with_pybtex(bib)
     csl = json.loads(to_csl_json(author_of((doi_only,))))[0]
     assert csl["type"] == {"article": "article-journal", "inproceedings": "paper-conference", "misc": "article"}[kind]
+    assert csl.get("container-title") == (journal_ref or venue) and csl["DOI"] == "10.1/x"
+    if kind == "misc":
+        assert csl["number"] == "arXiv:2001.00001" and csl["publisher"] == "arXiv"
+    else:
+        assert csl["archive_location"] == "arXiv:2001.00001" and "publisher" not in csl
 
 
 def test_a_journal_without_authors_or_year_stays_misc() -> None:
