@@ -151,7 +151,7 @@ def _row(parts: list[str], kids: list[Element]) -> str:
         out.append(text)
         if spaced and i + 1 < len(parts) and parts[i + 1][:1].isalnum():
             out.append(" ")
-        elif spaced and kid.tag == "mo" and text in _RELATIONS:
+        elif spaced and kid.tag == "mo" and text in _RELATIONS or kid.tag == "mo" and text in ",;" and i + 1 < len(parts):
             out.append(" ")
     return "".join(out)
 

@@ -35,11 +35,12 @@ COMMAND = re.compile(r"\\[a-zA-Z]+")
         (r"$\begin{pmatrix}a&b\\c&d\end{pmatrix}$", "(a b; c d)"),
         (r"$\mathrm{ReLU}(x)$", "ReLU(x)"),
         (r"{SU}(2) gauge", "SU(2) gauge"),
-        (r"$\{1,2\}$ and \{3\}", "{1,2} and {3}"),
+        (r"$\{1,2\}$ and \{3\}", "{1, 2} and {3}"),
         (r"we propose \method, which", "we propose method, which"),
         (r"\cite{x}", "cite x"),
         (r"R\'enyi entropy", "Rényi entropy"),
         (r"$\text{if } x$", "if x"),
+        (r"$(\pi, 1-\pi)$ and $0 \le \alpha, \beta\le 1/8$", "(π, 1−π) and 0 ≤ α, β ≤ 1/8"),
     ],
 )
 def test_plain_text(tex: str, text: str) -> None:
