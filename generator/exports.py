@@ -2,7 +2,19 @@
 
 Pure functions from the model to bytes. BibTeX keeps titles' TeX (its readers are
 LaTeX) but balances braces, since one stray ``{`` from a feed would swallow the rest
-of the file; CSL-JSON carries plain Unicode text.
+of the file; CSL-JSON carries plain Unicode text (latex.tex_to_text: no TeX command).
+
+BibTeX entries are written as arXiv's own export writes them: ``@misc`` with ``eprint``,
+``archivePrefix`` and ``primaryClass`` for a preprint, ``@article`` only with a journal and
+``@inproceedings`` only with a booktitle (strict tools refuse an @article without journal),
+``doi`` where known, and no abstract or comment (arXiv's has neither; both stay in the
+CSL-JSON and on the page, and the abstract was most of the file's bytes). Names are split
+by generator.names ("von Last, First"; a doubtful name whole, in braces).
+
+CSL-JSON has no field for an author's affiliation; each name carries them as Crossref's
+CSL-JSON does (``"affiliation": [{"name": "..."}]``), which citeproc processors ignore and
+Crossref-aware tools read. A published record's item is typed by its venue
+(article-journal / paper-conference) and keeps its arXiv id as ``archive_location``.
 
 BibTeX is formatted here rather than with bibtexparser's writer: its
 ``write_string`` deep-copies every entry (1.3 s of a 2 s render at 100 x 50 in the
@@ -16,15 +28,18 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from functools import lru_cache
 from typing import Any
 
 from generator.latex import tex_to_text
-from generator.model import Author, Record, SiteModel
+from generator.model import Author, Person, Record, SiteModel
+from generator.names import bibtex_name, csl_name, split_name
 from generator.routes import Urls
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _NOT_ASCII_WORD = re.compile(r"[^a-z0-9]")
+_LONE_BACKSLASH = re.compile(r"\\(?![A-Za-z'\"^`~=.])")
 
 
 def _balanced(text: str) -> str:
@@ -52,10 +67,63 @@ def _ascii_word(text: str) -> str:
     return _NOT_ASCII_WORD.sub("", "".join(c for c in text if not unicodedata.combining(c)).lower())
 
 
+# A venue that names a conference, workshop or symposium is a proceedings volume (BibTeX
+# booktitle); any other is a journal. arXiv's journal_ref is free text, so this is a guess
+# from its words ("Proc.", "In Proceedings of", "Workshops (ICSTW)").
+_PROCEEDINGS = re.compile(
+    r"proc\.|proceedings|\b(?:conference|conf\.|workshops?|symposium|congress|colloquium|meeting)\b", re.I
+)
+
+
+def venue_kind(r: Record) -> tuple[str, str | None]:
+    """("proceedings" | "journal" | "preprint", the venue text): from the journal_ref, else the
+    record's published venue. One answer for BibTeX's entry type and CSL's item type."""
+    venue = r.journal_ref or r.venue
+    if not venue:
+        return "preprint", None
+    return ("proceedings" if _PROCEEDINGS.search(venue) else "journal"), venue
+
+
 def bibtex_key(r: Record, author: Author) -> str:
-    first = r.authors[0].name.split()[-1] if r.authors and r.authors[0].name.split() else author.name.split()[-1]
+    """firstauthorfamily + year + first long title word, ASCII ("delmaestro2019quantum")."""
+    name = r.authors[0].name if r.authors else author.name
+    parts = split_name(name)
+    first = (parts.family or parts.literal).split() or [name]
     word = next((w for w in (_ascii_word(t) for t in tex_to_text(r.title).split()) if len(w) > 3), "record")
-    return f"{_ascii_word(first) or 'anon'}{r.year or ''}{word}"
+    return f"{''.join(_ascii_word(w) for w in first) or 'anon'}{r.year or ''}{word}"
+
+
+def _bibtex_fields(r: Record) -> tuple[str, list[tuple[str, str]]]:
+    """The entry type and fields of one record, as arXiv's own BibTeX export writes them
+    (no abstract: arXiv's has none; it is in the CSL-JSON and on the page). @article and
+    @inproceedings only when their required fields (journal/booktitle, author, year) are all there."""
+    fields = [("title", "{" + _balanced(r.title) + "}")]
+    if r.authors:
+        fields.append(("author", " and ".join([_bibtex_person(p.name) for p in r.authors])))
+    kind, venue = venue_kind(r)
+    entry = "misc"
+    if venue is not None:
+        if r.authors and r.year:
+            entry = "inproceedings" if kind == "proceedings" else "article"
+        field_name = {"inproceedings": "booktitle", "article": "journal"}.get(entry, "howpublished")
+        fields.append((field_name, _balanced(venue)))
+    if r.year:
+        fields.append(("year", str(r.year)))
+    if r.arxiv_id:
+        fields += [("eprint", r.arxiv_id), ("archivePrefix", "arXiv")]
+        if r.primary_subject:
+            fields.append(("primaryClass", r.primary_subject))
+    if r.doi:
+        fields.append(("doi", _balanced(r.doi)))
+    fields.append(("url", _balanced(r.link)))
+    return entry, fields
+
+
+@lru_cache(maxsize=1 << 16)  # co-authors repeat across an author's records
+def _bibtex_person(name: str) -> str:
+    """A name as BibTeX holds it ("von Last, First"): no braces of its own, no control characters,
+    and a backslash only where it starts a TeX accent or command (``\\}`` would escape our brace)."""
+    return bibtex_name(_LONE_BACKSLASH.sub("", _CONTROL.sub("", name).replace("{", "").replace("}", "")))
 
 
 def to_bibtex(author: Author) -> bytes:
@@ -66,35 +134,19 @@ def to_bibtex(author: Author) -> bytes:
         seen[key] = seen.get(key, 0) + 1
         if seen[key] > 1:
             key = f"{key}{chr(ord('a') + seen[key] - 2)}" if seen[key] < 28 else f"{key}{seen[key]}"
-        fields = [("title", "{" + _balanced(r.title) + "}")]
-        if r.authors:
-            fields.append(("author", " and ".join(_balanced(p.name) for p in r.authors)))
-        if r.year:
-            fields.append(("year", str(r.year)))
-        if r.journal_ref:
-            fields.append(("journal", _balanced(r.journal_ref)))
-        if r.arxiv_id:
-            fields += [("eprint", r.arxiv_id), ("archivePrefix", "arXiv")]
-            if r.primary_subject:
-                fields.append(("primaryClass", r.primary_subject))
-        if r.doi:
-            fields.append(("doi", _balanced(r.doi)))
-        fields.append(("url", _balanced(r.link)))
-        if r.abstract:
-            fields.append(("abstract", _balanced(r.abstract)))
-        if r.comment:
-            fields.append(("note", _balanced(r.comment)))
-        kind = "article" if r.journal_ref or r.doi else "misc"
+        kind, fields = _bibtex_fields(r)
         body = ",\n".join(f"\t{name} = {{{value}}}" for name, value in fields)
         entries.append(f"@{kind}{{{key},\n{body}\n}}\n")
     return "\n".join(entries).encode("utf-8")
 
 
-def _csl_name(name: str) -> dict[str, str]:
-    parts = name.split()
-    if len(parts) >= 2:
-        return {"family": parts[-1], "given": " ".join(parts[:-1])}
-    return {"literal": name}
+def _csl_person(p: Person) -> dict[str, Any]:
+    """A CSL name; affiliations in Crossref's CSL-JSON form (``"affiliation": [{"name": ...}]``),
+    since CSL itself has no field for them (citeproc processors ignore unknown keys)."""
+    name: dict[str, Any] = csl_name(p.name)
+    if p.affiliations:
+        name["affiliation"] = [{"name": a} for a in p.affiliations]
+    return name
 
 
 def _date_parts(r: Record) -> list[list[int]]:
@@ -104,15 +156,19 @@ def _date_parts(r: Record) -> list[list[int]]:
     return [[r.year]] if r.year else []
 
 
+_CSL_TYPE = {"journal": "article-journal", "proceedings": "paper-conference", "preprint": "article"}
+
+
 def csl_item(r: Record) -> dict[str, Any]:
+    kind, venue = venue_kind(r)
     item: dict[str, Any] = {
         "id": r.arxiv_id or r.doi or r.key,
-        "type": "article-journal" if r.journal_ref else "article",
+        "type": _CSL_TYPE[kind],
         "title": tex_to_text(r.title),
         "URL": r.link,
     }
     if r.authors:
-        item["author"] = [_csl_name(p.name) for p in r.authors]
+        item["author"] = [_csl_person(p) for p in r.authors]
     parts = _date_parts(r)
     if parts:
         item["issued"] = {"date-parts": parts}
@@ -120,11 +176,14 @@ def csl_item(r: Record) -> dict[str, Any]:
         item["abstract"] = tex_to_text(r.abstract)
     if r.doi:
         item["DOI"] = r.doi
-    if r.journal_ref:
-        item["container-title"] = r.journal_ref
-    if r.arxiv_id:
+    if venue:
+        item["container-title"] = venue
+    if r.arxiv_id and kind == "preprint":  # as Zotero writes an arXiv preprint
         item["number"] = f"arXiv:{r.arxiv_id}"
         item["publisher"] = "arXiv"
+    elif r.arxiv_id:  # published: number/publisher are the venue's; the preprint is its archive copy
+        item["archive"] = "arXiv"
+        item["archive_location"] = f"arXiv:{r.arxiv_id}"
     if r.comment:
         item["note"] = r.comment
     return item

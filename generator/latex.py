@@ -14,7 +14,9 @@ code looks the way it does:
   shown as its escaped source; an unmatched ``$`` is shown as a literal ``$``.
 * Bare braces stay visible: text with no TeX trigger characters takes the fast path (plain
   escaping) and keeps its braces, so the slow path keeps them too, as arXiv's own pages do.
-  That also keeps unknown macros exactly as written (``\\method``, ``\\cite{x}``).
+  That also keeps unknown macros exactly as written in the HTML (``\\method``, ``\\cite{x}``).
+  Plain text (``tex_to_text``) differs: it must carry no TeX, so there grouping braces go,
+  math is read by generator.plaintext, and an unknown macro is read as math (its bare name).
   Braces are consumed only as arguments of macros we know, or around ``{\\em ...}``.
 * Symbol macros keep the next space (``1.69\\texttimes speedup`` meant "1.69× speedup");
   letter macros eat it (``Stra\\ss e``). ``\\\\`` is a space, not ``<br>`` (titles sit in
@@ -44,13 +46,11 @@ from generator.latex_tables import (
     LETTERS as _LETTERS,
     MATHML_ATTRS as _MATHML_ATTRS,
     MATHML_TAGS as _MATHML_TAGS,
-    MATH_SYMBOLS as _MATH_SYMBOLS,
     REPLACEMENTS as _REPLACEMENTS,
     STYLE_MACROS as _STYLE_MACROS,
-    SUBSCRIPT as _SUBSCRIPT,
-    SUPERSCRIPT as _SUPERSCRIPT,
     SYMBOLS as _SYMBOLS,
 )
+from generator.plaintext import math_to_text as _math_to_text, strip_commands
 
 _MAX_DEPTH = 16  # nested macro arguments rendered recursively
 _MAX_MATH = 1000  # longest formula handed to latex2mathml (arXiv abstracts are <= 1920 chars)
@@ -85,13 +85,6 @@ _NAMED_BASE = re.compile(r"[ \t]+(\\[ij](?![A-Za-z])|[A-Za-z])")
 
 _SAFE_VALUE = re.compile(r"[A-Za-z0-9#.%+\- ]{0,64}")
 
-_MATH_WRAPPER = re.compile(
-    r"\\(?:text|textit|textbf|textrm|texttt|textsf|emph|mathrm|mathbf|mathit|mathsf|mathtt|"
-    r"mathcal|mathbb|mathfrak|boldsymbol|bm|operatorname|mbox)\s*\{([^{}\\]*)\}"
-)
-_MATH_TOKEN = re.compile(r"\\([A-Za-z]+)|\\(.)|([\^_])(\{[^{}\\]*\}|[^{}\\\s])", re.S)
-
-
 def tex_to_html(text: str) -> Markup:
     """Title/abstract with TeX -> safe HTML (escaped text, <em>/<strong>/<code>, MathML)."""
     if not _has_tex(text):
@@ -104,10 +97,11 @@ def tex_to_text(text: str) -> str:
     """Title/abstract with TeX -> plain Unicode text, whitespace collapsed (<title>, feeds, search).
 
     The result is text, not markup: ``<`` stays ``<`` and the caller (template autoescape,
-    XML writer) escapes it.
+    XML writer) escapes it. Unlike the HTML, it carries no TeX: math through
+    generator.plaintext, grouping braces dropped, unknown macros as their bare name.
     """
-    if _has_tex(text):
-        text = _Renderer(_CONTROL.sub("", text), html=False).render(0, None, 0)
+    if _has_tex(text) or "{" in text or "}" in text:
+        text = strip_commands(_Renderer(_CONTROL.sub("", text), html=False).render(0, None, 0))
     if "  " in text or _ODD_SPACE.search(text):
         text = _SPACE_RUN.sub(" ", text)
     return text.strip(" \t\n\r\f\v")  # plain strip() would also eat a leading/trailing ~
@@ -145,14 +139,20 @@ class _Renderer:
             if m is None:
                 break
             if m.start() > pos:
-                out.append(self.plain(text[pos : m.start()]))
+                out.append(self.source(text[pos : m.start()]))
             pos = self.token(m, end, depth, out)
         if pos < end:
-            out.append(self.plain(text[pos:end]))
+            out.append(self.source(text[pos:end]))
         return "".join(out)
 
     def plain(self, s: str) -> str:
         return str(escape(s)) if self.html else s
+
+    def source(self, s: str) -> str:
+        """Input text between tokens: bare braces stay in HTML, group only in plain text."""
+        if self.html:
+            return str(escape(s))
+        return s.replace("{", "").replace("}", "") if "{" in s or "}" in s else s
 
     def wrap(self, tags: tuple[str, str], inner: str) -> str:
         return f"{tags[0]}{inner}{tags[1]}" if self.html else inner
@@ -221,6 +221,11 @@ class _Renderer:
             if label := self.group_at(url[1] + 1, end):  # the URL is dropped: no links from feeds
                 out.append(self.render(label[0] + 1, label[1], depth + 1))
                 return label[1] + 1
+        if not self.html:  # plain text: read as math (\tilde{O} is Õ, \varepsilon ε, \method method)
+            group = self.group_at(pos, end)
+            stop = group[1] + 1 if group else pos
+            out.append(self.math_text(self.text[pos - len(name) - 1 : stop]))
+            return stop
         out.append(self.plain("\\" + name))  # unknown macro: stays visible exactly as written
         return pos
 
@@ -248,6 +253,12 @@ class _Renderer:
             return None
         return unicodedata.normalize("NFC", base + mark), after
 
+    def math_text(self, source: str) -> str:
+        """Plain text of a formula: parsed while the call's budget lasts, then the cheap reading."""
+        parse = len(source) <= self.budget
+        self.budget -= len(source) if parse else 0
+        return _math_to_text(source, parse)
+
     def math(self, opener: str, start: int, pos: int, end: int, out: list[str]) -> int:
         closer, close_len = _CLOSERS[opener]
         failed_from = self._no_closer.get((opener, end))
@@ -265,7 +276,7 @@ class _Renderer:
             out.append(self.plain(self.text[start:stop]))
             return stop
         if not self.html:
-            out.append(f" {_math_to_text(source)} " if display else _math_to_text(source))
+            out.append(f" {self.math_text(source)} " if display else self.math_text(source))
             return stop
         converted = None
         if len(source) <= min(_MAX_MATH, self.budget):
@@ -318,25 +329,3 @@ def _entity_char(m: re.Match[str]) -> str:
     if code > 0x10FFFF or _CONTROL.match(chr(code)):
         return m.group()
     return chr(code)
-
-
-@lru_cache(maxsize=4096)
-def _math_to_text(source: str) -> str:
-    """Cheap plain-text rendering of a formula: symbols to Unicode, simple scripts to ²/₂."""
-    if len(source) > _MAX_MATH:
-        return source
-    return _MATH_TOKEN.sub(_math_token_text, _MATH_WRAPPER.sub(r"\1", source)).strip()
-
-
-def _math_token_text(m: re.Match[str]) -> str:
-    word, char, script, arg = m.groups()
-    if word is not None:
-        return _MATH_SYMBOLS.get(word, m.group())
-    if char is not None:
-        return _CONTROL_SYMBOLS.get(char, m.group())
-    inner = arg[1:-1] if arg.startswith("{") else arg
-    table = _SUPERSCRIPT if script == "^" else _SUBSCRIPT
-    converted = inner.translate(table)
-    if inner and all(c != d for c, d in zip(inner, converted)):
-        return converted
-    return m.group()

@@ -1,0 +1,135 @@
+"""BibTeX and CSL-JSON exports (issue 15 items 6, 7, 8, 13): entry types as arXiv's own export
+writes them, every entry formatted by pybtex's plain style and parsed by bibtexparser, CSL
+titles/abstracts without TeX, affiliations kept in CSL, no abstract in BibTeX."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import bibtexparser
+import pytest
+from pybtex.database import parse_string
+from pybtex.style.formatting.plain import Style
+
+from generator.exports import to_bibtex, to_csl_json, venue_kind
+from generator.model import Author, Person, Record
+from generator.sources.arxiv import parse_page
+
+SAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "arxiv-samples"
+COMMAND = re.compile(r"\\[a-zA-Z]+")
+
+
+def author_of(records: tuple[Record, ...]) -> Author:
+    return Author(slug="x", name="Jane Doe", affiliation=None, bio_html="", links=(), records=records,
+                  subjects=(), years=())
+
+
+def sample_records() -> tuple[Record, ...]:
+    out: list[Record] = []
+    for path in sorted(SAMPLES.glob("*.xml")):
+        out += parse_page(path.read_bytes()).records
+    assert len(out) == 25
+    return tuple(out)
+
+
+def formats_with_pybtex(bib: str) -> list[str]:
+    """Every entry through pybtex's plain style (raises on a missing required field)."""
+    data = parse_string(bib, "bibtex")
+    formatted = Style().format_bibliography(data)
+    return [e.text.render_as("text") for e in formatted]
+
+
+def entry_types(bib: str) -> dict[str, str]:
+    lib = bibtexparser.parse_string(bib)
+    assert lib.failed_blocks == []
+    return {e.key: e.entry_type for e in lib.entries}
+
+
+def expected_type(r: Record) -> str:
+    kind, venue = venue_kind(r)
+    if venue is None or not (r.authors and r.year):
+        return "misc"
+    return "inproceedings" if kind == "proceedings" else "article"
+
+
+def test_samples_bibtex_formats_with_pybtex_plain() -> None:
+    records = sample_records()
+    bib = to_bibtex(author_of(records)).decode()
+    assert len(formats_with_pybtex(bib)) == len(records)
+    types = list(entry_types(bib).values())
+    assert types == [expected_type(r) for r in records]
+    assert types.count("misc") == 14 and types.count("article") == 6 and types.count("inproceedings") == 5
+    lib = bibtexparser.parse_string(bib)
+    for r, e in zip(records, lib.entries):
+        fields = e.fields_dict
+        assert fields["eprint"].value == r.arxiv_id and fields["archivePrefix"].value == "arXiv"
+        assert fields["primaryClass"].value == r.primary_subject
+        assert ("doi" in fields) == bool(r.doi)
+        assert ("journal" in fields) == (e.entry_type == "article")
+        assert ("booktitle" in fields) == (e.entry_type == "inproceedings")
+        assert "abstract" not in fields and "note" not in fields
+
+
+@pytest.mark.parametrize(
+    ("journal_ref", "venue", "kind"),
+    [
+        ("Phys. Rev. B 99, 035142 (2019)", None, "article"),
+        ("Proc. ACM SIGMOD 2020, pp. 1-10", None, "inproceedings"),
+        ("In Proceedings of the 31st ACM SIGSOFT Symposium", None, "inproceedings"),
+        (None, "Proceedings of the VLDB Endowment Conference", "inproceedings"),
+        (None, "Journal of Machine Learning Research", "article"),
+        (None, None, "misc"),
+    ],
+)
+def test_entry_type_follows_the_venue(journal_ref: str | None, venue: str | None, kind: str) -> None:
+    doi_only = Record(key="k", title="A Title", year=2020, arxiv_id="2001.00001", doi="10.1/x",
+                      authors=(Person("Ann Smith"),), journal_ref=journal_ref, venue=venue)
+    bib = to_bibtex(author_of((doi_only,))).decode()
+    assert list(entry_types(bib).values()) == [kind]
+    formats_with_pybtex(bib)
+    csl = json.loads(to_csl_json(author_of((doi_only,))))[0]
+    assert csl["type"] == {"article": "article-journal", "inproceedings": "paper-conference", "misc": "article"}[kind]
+    assert csl.get("container-title") == (journal_ref or venue) and csl["DOI"] == "10.1/x"
+    if kind == "misc":
+        assert csl["number"] == "arXiv:2001.00001" and csl["publisher"] == "arXiv"
+    else:
+        assert csl["archive_location"] == "arXiv:2001.00001" and "publisher" not in csl
+
+
+def test_a_journal_without_authors_or_year_stays_misc() -> None:
+    records = (Record(key="a", title="No authors", year=2020, journal_ref="J. Foo 1 (2020)"),
+               Record(key="b", title="No year", year=None, journal_ref="J. Foo 1", authors=(Person("A B"),)))
+    bib = to_bibtex(author_of(records)).decode()
+    assert list(entry_types(bib).values()) == ["misc", "misc"] and "howpublished = {J. Foo 1" in bib
+    assert len(formats_with_pybtex(bib)) == 2
+
+
+def test_samples_csl_has_no_tex_and_keeps_affiliations() -> None:
+    records = sample_records()
+    items = json.loads(to_csl_json(author_of(records)))
+    assert len(items) == len(records)
+    for item in items:
+        assert not COMMAND.search(item["title"]) and not COMMAND.search(item.get("abstract", ""))
+    by_id = {i["id"]: i for i in items}
+    assert by_id["physics/0507092"]["author"][0] == {
+        "family": "Giacomelli", "given": "G.", "affiliation": [{"name": "Bologna University and INFN"}]}
+    assert sum("affiliation" in p for i in items for p in i["author"]) == sum(
+        bool(p.affiliations) for r in records for p in r.authors)
+
+
+def test_tex_in_the_csl_becomes_text_bibtex_keeps_it() -> None:
+    r = Record(key="k", title=r"$\tilde{O}(\varepsilon^{-2})$ samples for \method in $\mathbb R$", year=2024,
+               abstract=r"We use $\frac{a}{b}$ at 30~nm and {\it i)} a \emph{trick}.", authors=(Person("A B"),))
+    item = json.loads(to_csl_json(author_of((r,))))[0]
+    assert item["title"] == "Õ(ε⁻²) samples for method in ℝ"
+    assert item["abstract"] == "We use a/b at 30\u00a0nm and i) a trick."
+    bib = to_bibtex(author_of((r,))).decode()
+    assert r"\tilde{O}(\varepsilon^{-2})" in bib and "abstract" not in bib
+
+
+def test_csl_is_compact_and_deterministic() -> None:
+    records = sample_records()
+    first = to_csl_json(author_of(records))
+    assert first == to_csl_json(author_of(records)) and b"\n " not in first and b'": ' not in first
