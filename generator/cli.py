@@ -145,6 +145,8 @@ def _fetch_failed(report: Any) -> None:  # noqa: ANN401 - a fetch.FetchReport (i
     if refused:
         message += ": " + "; ".join(refused)
     hint = ("fix the refused queries in the files named above" if refused else
+            "a host name could not be resolved: this machine looks offline, or fetch.arxiv_api (a feed URL) "
+            "is wrong; the site can still be built from the cache" if any(r.offline for r in report.failed) else
             "upstream unavailable; run 'authorsite fetch' again later (the site can be built from the cache)")
     raise SiteError(message, hint=hint, exit_code=report.exit_status)
 

@@ -55,6 +55,7 @@ class SourceResult:
     error: str | None = None
     refused: bool = False      # the API refused the query as written: a mistake in the author file
     incomplete: cache.Incomplete | None = None   # stopped part-way: the pages before were kept
+    offline: bool = False      # the host name did not resolve (no network, or a wrong address)
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +192,8 @@ def _failed(config: SiteConfig, slug: str, source: Source, label: str, rel: str,
     log.warning("%s: %s; kept %s as it was (the build uses it)", slug,
                 error if exc.refused else f"{label} could not be fetched: {exc.message}",
                 rel if had_cache else "no cache")
-    return SourceResult(slug, label, rel, requests, records=len(old), error=error, refused=exc.refused)
+    return SourceResult(slug, label, rel, requests, records=len(old), error=error, refused=exc.refused,
+                        offline=exc.unresolved)
 
 
 def merge_fetched(cached: Sequence[Record], fetched: Sequence[Record]) -> tuple[tuple[Record, ...], int, int]:

@@ -79,11 +79,12 @@ class FetchError(SiteError):
     """A source could not be fetched after the retries; its cache is left as it was."""
 
     def __init__(self, url: str, reason: str, attempts: int, hint: str | None = None,
-                 refused: bool = False) -> None:
+                 refused: bool = False, unresolved: bool = False) -> None:
         self.url = url
         self.reason = reason
         self.attempts = attempts
         self.refused = refused       # a QueryRefused: fix the author file, fetching again will not help
+        self.unresolved = unresolved  # the host name did not resolve: offline, or a wrong address
         tries = f" after {attempts} attempt{'s' if attempts != 1 else ''}" if attempts else ""
         super().__init__(f"{url}: {reason}{tries}", hint=hint, exit_code=EXIT_REFUSED if refused else EXIT_UPSTREAM)
 
@@ -182,7 +183,7 @@ class HttpClient:
         host = (urlsplit(url).hostname or "").lower()
         if host in self._unresolved:
             raise FetchError(url, f"{self._unresolved[host]} (earlier in this run; not tried again)", 0,
-                             hint=_hint("", unresolved=True))
+                             hint=_hint("", unresolved=True), unresolved=True)
         attempts = 0
         while True:
             attempts += 1
@@ -199,7 +200,8 @@ class HttpClient:
             except TransientError as exc:
                 if exc.unresolved and attempts > DNS_RETRIES:
                     self._unresolved[host] = exc.reason
-                    raise FetchError(url, exc.reason, attempts, hint=_hint(exc.reason, unresolved=True)) from None
+                    raise FetchError(url, exc.reason, attempts, hint=_hint(exc.reason, unresolved=True),
+                                     unresolved=True) from None
                 if attempts > self.policy.retries:
                     raise FetchError(url, exc.reason, attempts, hint=_hint(exc.reason, exc.throttled)) from None
                 wait = self._backoff(attempts, exc)

@@ -36,7 +36,8 @@ class PartialFetch(FetchError):
     """The fetch stopped part-way: ``records`` are those of the complete pages before ``incomplete``."""
 
     def __init__(self, cause: FetchError, records: Sequence[Record], incomplete: Incomplete) -> None:
-        super().__init__(cause.url, cause.reason, cause.attempts, hint=cause.hint, refused=cause.refused)
+        super().__init__(cause.url, cause.reason, cause.attempts, hint=cause.hint, refused=cause.refused,
+                         unresolved=cause.unresolved)
         self.records = tuple(records)
         self.incomplete = incomplete
 
