@@ -71,6 +71,16 @@ def test_an_unknown_id_is_a_warning_and_the_rest_is_cached(arxiv_server, site, c
     assert any("arXiv has no paper 2401.29999" in r.getMessage() for r in caplog.records)
 
 
+def test_entries_for_ids_not_asked_for_are_not_cached(arxiv_server, site) -> None:
+    """A hostile or confused answer slips in other papers: only the ids asked for are kept."""
+    stray = entry_xml("2401.99999", title="Not asked for")
+    s = arxiv_server(lambda path, params: Reply(feed_xml([stray, entry_xml("2401.20000")], total=2)))
+    config = site(s.url, {"jane-doe": _author(["2401.20000"])}, delay=0.05)
+    (result,) = fetch_site(config).results
+    assert result.error is None and [r.arxiv_id for r in cache.read_entry(cache_path(config)).records] == \
+        ["2401.20000"]
+
+
 def test_a_failing_second_batch_keeps_the_first_and_is_marked_incomplete(arxiv_server, site) -> None:
     ids = _ids(120)
     s = arxiv_server(IdList(ids, fail_from=100))

@@ -134,3 +134,17 @@ def test_an_older_complete_cache_stays_byte_identical(arxiv_server, site) -> Non
     before = seed_cache(config, list(arxiv.parse_page(feed_xml(corpus(3), total=3)).records))
     (result,) = fetch_site(config).results
     assert not result.written and cache_path(config).read_bytes() == before
+
+
+def test_a_hand_edited_mark_is_ignored_not_fatal(arxiv_server, site) -> None:
+    """A mangled ``incomplete`` or ``max_results`` is read as absent; the fetch then judges by counts."""
+    s = arxiv_server(Corpus(corpus(12)))
+    config = site(s.url, delay=0.05, page_size=5)
+    seed_cache(config, list(arxiv.parse_page(feed_xml(corpus(12)[:5], total=12)).records))
+    path = cache_path(config)
+    data = json.loads(path.read_text("utf-8"))
+    path.write_text(json.dumps({**data, "incomplete": {"next_start": -3, "total": "x"}, "max_results": True}))
+    entry = cache.read_entry(path)
+    assert entry.incomplete is None and entry.max_results is None
+    (result,) = fetch_site(config).results
+    assert result.error is None and result.records == 12
