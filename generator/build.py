@@ -143,11 +143,13 @@ def _load(root: Path, base_url: str | None) -> SiteConfig:
 
 
 def _read_cache(config: SiteConfig, strict: bool) -> tuple[Store, list[str]]:
-    """The committed cache, read once (generator.store); its warnings and notes are logged."""
+    """The committed cache, read once (generator.store); its warnings and notes are logged.
+    ``--strict`` refuses the same warnings as ``check --strict`` (check.site_warnings)."""
+    from generator.check import site_warnings
     from generator.store import read_all
 
     store = read_all(config)
-    warnings = [*store.warnings, *store.notes]
+    warnings = site_warnings(config, store, with_lint=strict)
     for w in warnings:
         log.warning("%s", w)
     if strict and warnings:

@@ -7,6 +7,15 @@ fetched. Writes go through a temporary file in the same folder and ``os.replace`
 so a crash leaves either the old file or the new one, never half of one.
 This module is the write side and the format; ``store`` is the one reader that the
 build, fetch, review and check use, with one policy for a file that cannot be read.
+
+Two optional fields say how much of a paged query the file holds, and are written only
+when they apply, so every older cache file keeps its exact bytes:
+
+- ``"incomplete": {"next_start": N, "total": T}``: the fetch stopped at offset N of T
+  (a page that stayed empty or short after the retries); the records before it are
+  kept, the next fetch resumes there, ``build``/``check --strict`` warn.
+- ``"max_results": L``: the query matched more than L and only the newest L were asked
+  for; raising ``fetch.max_results`` above L makes the next fetch backfill from L.
 """
 
 from __future__ import annotations
@@ -26,12 +35,22 @@ FORMAT = 1
 
 
 @dataclass(frozen=True, slots=True)
+class Incomplete:
+    """Where a paged fetch stopped: the next fetch resumes at ``next_start`` (of ``total``)."""
+
+    next_start: int
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
 class CacheEntry:
     """What one cache file holds."""
 
     source: dict[str, Any]
     fetched_at: str
     records: tuple[Record, ...]
+    incomplete: Incomplete | None = None
+    max_results: int | None = None     # set only when the query matched more than were asked for
 
 
 def source_key(source: Source) -> str | None:
@@ -64,17 +83,30 @@ def read_entry(path: Path,
     except (KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"malformed record in cache file ({exc!r})") from exc
     return CacheEntry(source=data.get("source") or {}, fetched_at=str(data.get("fetched_at") or ""),
-                      records=records)
+                      records=records, incomplete=_incomplete(data.get("incomplete")),
+                      max_results=_count(data.get("max_results")))
+
+
+def _count(value: Any) -> int | None:  # noqa: ANN401 - JSON
+    """A non-negative integer from JSON, else None (a hand-edited field must not break a fetch)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _incomplete(value: Any) -> Incomplete | None:  # noqa: ANN401 - JSON
+    if not isinstance(value, dict):
+        return None
+    start, total = _count(value.get("next_start")), _count(value.get("total"))
+    return Incomplete(start, total) if start is not None and total is not None else None
 
 
 def encode_entry(entry: CacheEntry) -> bytes:
     """Deterministic bytes: records sorted by key, stable field order, one trailing newline."""
-    doc = {
-        "format": FORMAT,
-        "source": entry.source,
-        "fetched_at": entry.fetched_at,
-        "records": [r.to_json() for r in sorted(entry.records, key=lambda r: r.key)],
-    }
+    doc: dict[str, Any] = {"format": FORMAT, "source": entry.source, "fetched_at": entry.fetched_at}
+    if entry.incomplete is not None:
+        doc["incomplete"] = {"next_start": entry.incomplete.next_start, "total": entry.incomplete.total}
+    if entry.max_results is not None:
+        doc["max_results"] = entry.max_results
+    doc["records"] = [r.to_json() for r in sorted(entry.records, key=lambda r: r.key)]
     return (json.dumps(doc, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
 
 

@@ -1,19 +1,49 @@
-"""``authorsite check``: validate configuration and cache, and the built site's links."""
+"""``authorsite check``: validate configuration and cache, and the built site's links.
+
+``site_warnings`` is the one list of warnings that ``--strict`` turns into errors, for
+``check --strict`` and ``build --strict`` alike, so the two agree on every site (they
+once did not: a source never fetched was a build warning but only a check note):
+cache files that cannot be read, sources never fetched, sources fetched only in part
+(an ``incomplete`` mark), and the data-quality lint. Both then exit with status 1
+(``errors.EXIT_SITE``).
+"""
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
 
-from generator.config import load_site
+from generator.config import SiteConfig, load_site
 from generator.errors import SiteError
 from generator.linkcheck import check_links
-from generator.lint import lint
-from generator.store import read_all
-from generator.taxonomy import load_taxonomy
-
+from generator.store import Store, read_all
 
 log = logging.getLogger(__name__)
+
+
+def site_warnings(config: SiteConfig, store: Store, *, with_lint: bool = True) -> list[str]:
+    """What ``--strict`` refuses: the cache's warnings and notes, incomplete sources, and (unless
+    ``with_lint`` is False, for a plain build that only logs them) the lint findings."""
+    warnings = [*store.warnings, *store.notes, *incomplete_sources(config, store)]
+    if with_lint:
+        from generator.lint import lint
+        from generator.taxonomy import load_taxonomy
+
+        warnings.extend(lint(config, store, load_taxonomy()))
+    return warnings
+
+
+def incomplete_sources(config: SiteConfig, store: Store) -> list[str]:
+    """One warning per cached source that a fetch completed only in part."""
+    out = []
+    for a in config.authors:
+        for source in a.sources:
+            entry = store.entry(a.slug, source)
+            if entry is not None and entry.incomplete is not None:
+                mark = entry.incomplete
+                out.append(f"{a.path}:{source.line}: the cache holds only part of this source (a fetch stopped "
+                           f"at {mark.next_start} of {mark.total}); run 'authorsite fetch' to complete it")
+    return out
 
 
 def run_check(root: Path) -> tuple[list[str], list[str]]:
@@ -23,13 +53,11 @@ def run_check(root: Path) -> tuple[list[str], list[str]]:
     except SiteError as exc:
         return [str(p) for p in exc.problems] or [str(exc)], []
     store = read_all(config)
-    for note in store.notes:
-        log.info("note: %s", note)
     problems: list[str] = []
-    warnings = [*store.warnings, *lint(config, store, load_taxonomy())]
+    warnings = site_warnings(config, store)
     out = config.output_path
     if (out / "index.html").is_file():
         problems.extend(str(b) for b in check_links(out, config.base_url))
     else:
-        warnings.append(f"{config.output_dir}/ is not built yet; run 'authorsite build' to check its links")
+        log.info("note: %s/ is not built yet; run 'authorsite build' to check its links", config.output_dir)
     return problems, warnings

@@ -84,7 +84,8 @@ def cli(ctx: click.Context, root: Path, quiet: bool, verbose: bool) -> None:
 @click.option("--base-url", help="Override site.yaml's base_url (e.g. https://user.github.io/repo/).")
 @click.option("--output", "output", type=click.Path(file_okay=False, path_type=Path),
               help="Write here instead of site.yaml's output_dir.")
-@click.option("--strict", is_flag=True, help="Treat warnings (e.g. a missing cache) as errors.")
+@click.option("--strict", is_flag=True,
+              help="Exit 1 on warnings (a missing or incomplete cache, lint findings), as 'check --strict' does.")
 @click.option("--no-search", is_flag=True, help="Skip the search index (Pagefind); the search page then finds nothing.")
 @click.pass_context
 @_handle_errors
@@ -101,13 +102,18 @@ def build(ctx: click.Context, base_url: str | None, output: Path | None, strict:
 
 
 @cli.command()
-@click.option("--strict", is_flag=True, help="Exit non-zero if any source could not be fetched.")
+@click.option("--strict", is_flag=True, hidden=True,
+              help="Kept for older scripts: a failed source always ends fetch with a non-zero status now.")
 @click.option("--author", "authors", multiple=True, metavar="SLUG",
               help="Fetch only this author's sources (repeatable), e.g. one just added.")
 @click.pass_context
 @_handle_errors
 def fetch(ctx: click.Context, strict: bool, authors: tuple[str, ...]) -> None:
-    """Fetch every author's sources into content/cache/ (the only command that uses the network)."""
+    """Fetch every author's sources into content/cache/ (the only command that uses the network).
+
+    Exit status 3 when a source could not be fetched, or only in part (the cache is kept and
+    the site can be built from it), 4 when arXiv refused a query as written (see README.md).
+    """
     import difflib
 
     from generator.config import load_site
@@ -125,16 +131,25 @@ def fetch(ctx: click.Context, strict: bool, authors: tuple[str, ...]) -> None:
     for line in summary_table(report):
         log.info("%s", line)
     if report.failed:
-        names = ", ".join(sorted({r.slug for r in report.failed}))
-        message = (f"{len(report.failed)} source(s) could not be fetched ({names}); "
-                   "their cached records were kept as they were")
-        refused = [r.error for r in report.failed if r.refused]
-        if refused:
-            message += ": " + "; ".join(refused)
-        if strict:
-            raise SiteError(message, hint="fix the refused queries in the files named above" if refused else
-                            "upstream unavailable; run 'authorsite fetch' again later", exit_code=3)
-        log.warning("%s; the build will use the cache", message)
+        _fetch_failed(report)
+
+
+def _fetch_failed(report: Any) -> None:  # noqa: ANN401 - a fetch.FetchReport (imported lazily)
+    """Say which sources failed and why, then exit with the report's status (3 or 4)."""
+    names = ", ".join(sorted({r.slug for r in report.failed}))
+    partial = [r for r in report.failed if r.incomplete]
+    message = (f"{len(report.failed)} source(s) could not be fetched ({names})"
+               + (f", {len(partial)} of them in part (marked incomplete; the next fetch resumes them)"
+                  if partial else "")
+               + "; the cached records were kept")
+    refused = [r.error for r in report.failed if r.refused]
+    if refused:
+        message += ": " + "; ".join(refused)
+    hint = ("fix the refused queries in the files named above" if refused else
+            "a host name could not be resolved: this machine looks offline, or fetch.arxiv_api (a feed URL) "
+            "is wrong; the site can still be built from the cache" if any(r.offline for r in report.failed) else
+            "upstream unavailable; run 'authorsite fetch' again later (the site can be built from the cache)")
+    raise SiteError(message, hint=hint, exit_code=report.exit_status)
 
 
 @cli.command()
@@ -165,12 +180,14 @@ def serve(ctx: click.Context, host: str, port: int) -> None:
 
 
 @cli.command()
-@click.option("--strict", is_flag=True, help="Exit 1 on warnings too.")
+@click.option("--strict", is_flag=True,
+              help="Exit 1 on warnings too: the same warnings as 'build --strict' (see README.md, Exit codes).")
 @click.pass_context
 @_handle_errors
 def check(ctx: click.Context, strict: bool) -> None:
     """Validate the configuration and cache, and check the built site's internal links."""
     from generator.check import run_check
+    from generator.errors import EXIT_SITE
 
     problems, warnings = run_check(ctx.obj["root"])
     for w in warnings:
@@ -178,7 +195,7 @@ def check(ctx: click.Context, strict: bool) -> None:
     for p in problems:
         click.echo(f"error: {_printable(p)}", err=True)
     if problems or (strict and warnings):
-        sys.exit(1)
+        sys.exit(EXIT_SITE)
     log.info("check: no problems%s", f", {len(warnings)} warning(s)" if warnings else "")
 
 

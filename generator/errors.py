@@ -2,13 +2,26 @@
 
 Every expected failure (bad YAML, missing cache, unwritable output, template error)
 becomes a ``SiteError`` that names the file, the line and what to do; the CLI prints
-it without a traceback and exits 1. Anything else is a bug and keeps its traceback.
+it without a traceback and exits with the error's code (1 unless it says otherwise).
+Anything else is a bug and keeps its traceback.
+
+The exit codes are declared here, once, and tabled in README.md ("Exit codes"):
+fetch, build and check all use them, so a script or a CI workflow can tell an outage
+it may ride out (3: publish from the cache) from a mistake someone must fix.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+
+EXIT_OK = 0          # everything asked for was done
+EXIT_SITE = 1        # a site error: configuration, cache, build failure, --strict warnings
+EXIT_USAGE = 2       # the command line itself is wrong (click's own code)
+EXIT_UPSTREAM = 3    # some sources could not be fetched (or only in part); the cache was kept
+EXIT_REFUSED = 4     # the API refused a query as written: a mistake in the author file named
+EXIT_OUTPUT = 5      # the output folder (or a cache file) cannot be written
+EXIT_LOCKED = 6      # another build or fetch of the same site is running
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +47,7 @@ class SiteError(Exception):
         line: int | None = None,
         hint: str | None = None,
         problems: tuple[Problem, ...] = (),
-        exit_code: int = 1,
+        exit_code: int = EXIT_SITE,
     ) -> None:
         self.message = message
         self.path = str(path) if path is not None else None

@@ -1,11 +1,14 @@
 """``authorsite fetch``: every author's arXiv queries and feeds -> ``content/cache/``.
 
-The rule is *never lose data*. A source's cache file is replaced only by a complete,
-accepted fetch, and only by a superset of what it held: fetched records are merged
-into the cached ones (new ids added, changed ones replaced, a newer cached version
-never downgraded), nothing is ever removed. A fetch that fails after its retries
-leaves the file byte-identical and the run goes on with a warning; the build then
-uses the cache. ``fetch --strict`` turns such a run into exit status 3.
+The rule is *never lose data*. A source's cache file is replaced only by accepted
+pages, and only by a superset of what it held: fetched records are merged into the
+cached ones (new ids added, changed ones replaced, a newer cached version never
+downgraded), nothing is ever removed. A fetch that fails after its retries leaves the
+file byte-identical and the run goes on with a warning; the build then uses the cache.
+A paged fetch that fails part-way keeps the complete pages before the bad one, marks
+the file ``incomplete`` (where to resume) and counts as failed; the next fetch resumes
+there. The run's exit status (``exit_status``) is 3 when a source failed or stopped
+part-way, 4 when the API refused a query as written (README.md, "Exit codes").
 
 A file whose records did not change is not rewritten at all, so ``fetched_at`` is
 the time its content last changed and a scheduled fetch with nothing new leaves
@@ -28,10 +31,11 @@ from typing import Callable, Mapping, Sequence
 
 from generator import cache
 from generator.config import AuthorConfig, SiteConfig, Source
-from generator.errors import SiteError
+from generator.errors import EXIT_OK, EXIT_OUTPUT, EXIT_REFUSED, EXIT_UPSTREAM, SiteError
 from generator.model import Record
-from generator.output import EXIT_OUTPUT, build_lock
+from generator.output import build_lock
 from generator.sources.http import ClientPolicy, FetchError, HttpClient
+from generator.sources.outcome import PartialFetch, fetched_parts
 from generator.sources.registry import FetchContext, kind_of
 from generator.store import Store, read_all
 
@@ -50,6 +54,8 @@ class SourceResult:
     written: bool = False
     error: str | None = None
     refused: bool = False      # the API refused the query as written: a mistake in the author file
+    incomplete: cache.Incomplete | None = None   # stopped part-way: the pages before were kept
+    offline: bool = False      # the host name did not resolve (no network, or a wrong address)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +69,14 @@ class FetchReport:
     @property
     def requests(self) -> int:
         return sum(r.requests for r in self.results)
+
+    @property
+    def exit_status(self) -> int:
+        """4 if a query was refused (fix the author file), else 3 if a source failed or stopped
+        part-way (an outage: the cache was kept), else 0."""
+        if any(r.refused for r in self.results):
+            return EXIT_REFUSED
+        return EXIT_UPSTREAM if self.failed else EXIT_OK
 
 
 def fetch_site(config: SiteConfig, *, only: Sequence[str] = (), environ: Mapping[str, str] | None = None,
@@ -120,25 +134,50 @@ def _fetch_source(config: SiteConfig, slug: str, source: Source, context: FetchC
     old = cached.records if cached else ()
     http = context.client
     before = http.requests
+    partial: PartialFetch | None = None
     try:
-        fetched: Sequence[Record] = kind.fetch(source, context, old) or ()
+        fetched, asked = fetched_parts(kind.fetch(source, replace(context, entry=cached), old))
+    except PartialFetch as exc:   # the complete pages before the bad one: keep them, resume there
+        partial, (fetched, asked) = exc, (exc.records, cached.max_results if cached else None)
     except FetchError as exc:
         return _failed(config, slug, source, label, rel, exc, http.requests - before, old, cached is not None), store
     merged, new, updated = merge_fetched(old, fetched)
-    description = kind.description(source)
+    entry = cache.CacheEntry(source=kind.description(source), fetched_at=now().strftime("%Y-%m-%dT%H:%M:%SZ"),
+                             records=merged, incomplete=partial.incomplete if partial else None, max_results=asked)
     written = False
-    if cached is None or new or updated or cached.source != description:
-        entry = cache.CacheEntry(source=description, fetched_at=now().strftime("%Y-%m-%dT%H:%M:%SZ"),
-                                 records=merged)
-        try:
-            written = cache.write_entry(path, entry)
-        except OSError as exc:   # disk full, read-only checkout: the old file is still there (atomic write)
-            raise SiteError(f"cannot write the cache file: {exc.strerror or exc}", path=rel,
-                            hint="the previous cache file was left as it was; free space or fix permissions "
-                                 "and fetch again", exit_code=EXIT_OUTPUT) from exc
+    if cached is None or new or updated or _envelope(cached) != _envelope(entry):
+        written = _write(path, rel, entry)
         store = store.with_entry(slug, source, entry)
-    return SourceResult(slug, label, rel, http.requests - before, new=new, updated=updated,
-                        records=len(merged), written=written), store
+    result = SourceResult(slug, label, rel, http.requests - before, new=new, updated=updated,
+                          records=len(merged), written=written)
+    if partial is not None:
+        result = _partial(result, partial)
+    return result, store
+
+
+def _envelope(entry: cache.CacheEntry) -> tuple[object, ...]:
+    """What a cache file says besides its records whose change alone rewrites the file. Not
+    ``max_results``: a fetch with nothing new leaves a file untouched (an older file without the
+    field still backfills, from the count of records it holds, see ``sources.arxiv``)."""
+    return entry.source, entry.incomplete
+
+
+def _write(path: Path, rel: str, entry: cache.CacheEntry) -> bool:
+    try:
+        return cache.write_entry(path, entry)
+    except OSError as exc:   # disk full, read-only checkout: the old file is still there (atomic write)
+        raise SiteError(f"cannot write the cache file: {exc.strerror or exc}", path=rel,
+                        hint="the previous cache file was left as it was; free space or fix permissions "
+                             "and fetch again", exit_code=EXIT_OUTPUT) from exc
+
+
+def _partial(result: SourceResult, exc: PartialFetch) -> SourceResult:
+    """A source fetched in part: its complete pages were merged and written, the rest comes next time."""
+    mark = exc.incomplete
+    error = (f"stopped at {mark.next_start} of {mark.total} ({exc.reason}); kept the pages before it "
+             f"and marked the cache incomplete: the next fetch resumes there")
+    log.warning("%s: %s could only be fetched in part: %s", result.slug, result.label, error)
+    return replace(result, error=error, incomplete=mark)
 
 
 def _failed(config: SiteConfig, slug: str, source: Source, label: str, rel: str, exc: FetchError, requests: int,
@@ -153,7 +192,8 @@ def _failed(config: SiteConfig, slug: str, source: Source, label: str, rel: str,
     log.warning("%s: %s; kept %s as it was (the build uses it)", slug,
                 error if exc.refused else f"{label} could not be fetched: {exc.message}",
                 rel if had_cache else "no cache")
-    return SourceResult(slug, label, rel, requests, records=len(old), error=error, refused=exc.refused)
+    return SourceResult(slug, label, rel, requests, records=len(old), error=error, refused=exc.refused,
+                        offline=exc.unresolved)
 
 
 def merge_fetched(cached: Sequence[Record], fetched: Sequence[Record]) -> tuple[tuple[Record, ...], int, int]:
@@ -196,8 +236,7 @@ def _log_result(r: SourceResult) -> None:
 def summary_table(report: FetchReport) -> list[str]:
     """The end-of-run table: one line per author and source."""
     head = ("author", "source", "requests", "new", "updated", "records", "status")
-    rows = [(r.slug, _short(r.label, 48), str(r.requests), str(r.new), str(r.updated), str(r.records),
-             ("FAILED, cache kept: " + _short(r.error, 60)) if r.error else ("written" if r.written else "unchanged"))
+    rows = [(r.slug, _short(r.label, 48), str(r.requests), str(r.new), str(r.updated), str(r.records), _status(r))
             for r in report.results]
     widths = [max(len(x[i]) for x in (head, *rows)) for i in range(len(head))]
     numeric = {2, 3, 4, 5}
@@ -206,10 +245,21 @@ def summary_table(report: FetchReport) -> list[str]:
         return "  ".join(c.rjust(w) if i in numeric else c.ljust(w)
                          for i, (c, w) in enumerate(zip(row, widths))).rstrip()
 
+    partial = sum(1 for r in report.results if r.incomplete)
     total = (f"{len(report.results)} source(s), {report.requests} request(s), "
              f"{sum(r.new for r in report.results)} new, {sum(r.updated for r in report.results)} updated, "
-             f"{len(report.failed)} failed")
+             f"{len(report.failed)} failed" + (f" ({partial} in part: incomplete, resumed next time)"
+                                               if partial else ""))
     return [fmt(head), *(fmt(r) for r in rows), total]
+
+
+def _status(r: SourceResult) -> str:
+    if r.incomplete:
+        return (f"INCOMPLETE at {r.incomplete.next_start} of {r.incomplete.total}, pages before kept: "
+                + _short(r.error or "", 40))
+    if r.error:
+        return ("REFUSED, fix the author file: " if r.refused else "FAILED, cache kept: ") + _short(r.error, 60)
+    return "written" if r.written else "unchanged"
 
 
 def _short(text: str, n: int) -> str:

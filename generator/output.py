@@ -21,12 +21,10 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable, Iterator
 
-from generator.errors import SiteError
+from generator.errors import EXIT_LOCKED, EXIT_OUTPUT, SiteError
 
 MARKER = ".nojekyll"      # present in every build: how we recognise a folder we made
 _RENAME_EXCHANGE = 2
-EXIT_OUTPUT = 4
-EXIT_LOCKED = 5
 
 
 @contextmanager

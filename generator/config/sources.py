@@ -20,10 +20,12 @@ from generator.model import Record
 from generator.yamlfile import YList, YMap
 
 ARXIV = Table("arxiv", (
-    Key("query", "text", "an arXiv API search query, such as au:\"Bin Cui\"", required=True),
+    Key("query", "text", "an arXiv API search query, such as au:\"Bin Cui\" (give this or ids)", default=""),
+    Key("ids", "arxiv_ids", "arXiv ids fetched as they are, such as papers the query misses under a name variant "
+        "(quote them; give this or query)", default=()),
     Key("categories", "categories", "keep only results in these arXiv subjects", default=()),
-), help="An arXiv API query; 'authorsite fetch' stores its results in content/cache/SLUG/. "
-        "A lone text is the query.", shorthand="query")
+), help="An arXiv API query, or a list of arXiv ids; 'authorsite fetch' stores the results in "
+        "content/cache/SLUG/. A lone text is the query.", shorthand="query")
 
 FEED = Table("feed", (
     Key("url", "text", "the Atom or RSS feed's address", required=True, check=ids.safe_url, expect=HTTP_URL,
@@ -95,9 +97,10 @@ SOURCE_SCHEMAS: dict[str, Table] = {"arxiv": ARXIV, "feed": FEED, "records": REC
 
 @dataclass(frozen=True, slots=True)
 class ArxivSource:
-    query: str
+    query: str = ARXIV.default("query")            # a search; or
     categories: tuple[str, ...] = ARXIV.default("categories")
     line: int = 1
+    ids: tuple[str, ...] = ARXIV.default("ids")    # papers named by id (sorted, no duplicates)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +138,18 @@ Source = ArxivSource | FeedSource | RecordsSource | OrcidSource | DblpSource | O
 
 
 def _arxiv(v: dict[str, Any], line: int) -> ArxivSource | None:
+    if v["ids"]:
+        return ArxivSource(ids=tuple(sorted(set(v["ids"]))), categories=v["categories"], line=line)
     return ArxivSource(query=v["query"], categories=v["categories"], line=line) if v["query"] else None
+
+
+def _arxiv_rule(v: dict[str, Any]) -> str | None:
+    """Exactly one of query and ids (a refused id was reported already and leaves ids empty)."""
+    if v["query"] and v["ids"]:
+        return "has both 'query' and 'ids': give each in its own '- arxiv:' entry"
+    if not v["query"] and not v["ids"]:
+        return "needs 'query' (an arXiv search) or 'ids' (a list of quoted arXiv ids)"
+    return None
 
 
 def _feed(v: dict[str, Any], line: int) -> FeedSource | None:
@@ -148,6 +162,7 @@ _BUILD: dict[str, Callable[[Any, int], Source | None]] = {
     "dblp": lambda v, line: DblpSource(v["pid"], line) if v["pid"] else None,
     "openalex": lambda v, line: OpenAlexSource(v["author"], line) if v["author"] else None,
 }
+_RULES: dict[str, Callable[[dict[str, Any]], str | None]] = {"arxiv": _arxiv_rule}   # across keys of one entry
 
 
 def read_sources(ck: Checker, m: YMap, key: Key, where: str) -> tuple[Source, ...]:
@@ -193,8 +208,15 @@ def _read_kind(ck: Checker, kind: str, value: Any, where: str, line: int) -> Sou
         found = (_read_one(ck, item, table, f"{where}[{i}]", value.lines[i]) for i, item in enumerate(value))
         records = (to_record(v, i) if v is not None else None for i, v in enumerate(found))
         return RecordsSource(records=tuple(r for r in records if r is not None), line=line)
+    seen = len(ck.problems)
     values = _read_one(ck, value, table, where, line)
-    return None if values is None else _BUILD[kind](values, line)
+    if values is None:
+        return None
+    rule = _RULES.get(kind)
+    broken = rule(values) if rule else None
+    if broken and len(ck.problems) == seen:     # not again when its keys were refused already
+        ck.err(line, f"'{where}' {broken}")
+    return None if broken else _BUILD[kind](values, line)
 
 
 def _read_one(ck: Checker, value: Any, table: Table, where: str, line: int) -> dict[str, Any] | None:  # noqa: ANN401

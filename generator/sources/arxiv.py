@@ -25,7 +25,16 @@ smaller than what the cache already holds for the query, are suspicious and retr
 (known transient failures of the API; one answers start=10 with an empty feed saying
 totalResults 0, which would otherwise end the query silently). With a cache, paging stops at
 the first page whose records are all cached at the same version, so an update with
-nothing new costs one request.
+nothing new costs one request, unless the cache holds fewer records than the query
+should have given it (``min(total, max_results)``): then it goes on, jumping to where an
+earlier fetch stopped (the cache file's ``incomplete`` mark, or its ``max_results`` when
+that was raised since). Offsets only move down between fetches (new and updated papers
+come on top), so resuming at an old offset can see a record twice, never miss one.
+When a later page stays bad after the retries, the pages before it are kept
+(``PartialFetch``) and the next fetch resumes at that page.
+
+``ids:`` sources ask for their papers by ``id_list`` in batches of 100, with the same
+acceptance and the same politeness (the one shared client).
 """
 
 from __future__ import annotations
@@ -43,7 +52,9 @@ from generator.config import ArxivSource, FetchPolicy
 from generator.errors import SiteError
 from generator.model import Person, Record
 from generator.sources.accept import parse_xml
+from generator.cache import Incomplete
 from generator.sources.http import (
+    FetchError,
     HttpClient,
     PermanentError,
     QueryRefused,
@@ -51,6 +62,7 @@ from generator.sources.http import (
     TransientError,
     is_arxiv_host,
 )
+from generator.sources.outcome import PartialFetch
 from generator.sources.text import (
     ABSTRACT_CAP,
     ET_AL,
@@ -72,6 +84,7 @@ ATOM = "{http://www.w3.org/2005/Atom}"
 OPENSEARCH = "{http://a9.com/-/spec/opensearch/1.1/}"
 ARXIV = "{http://arxiv.org/schemas/atom}"
 ENV_ENDPOINT = "ARXIV_API_URL"
+ID_BATCH = 100                   # ids per id_list request (arXiv pages id_list like a query)
 _ABS_PREFIXES = ("http://arxiv.org/abs/", "https://arxiv.org/abs/")   # entry ids: always http, both accepted
 
 
@@ -116,8 +129,14 @@ def query_url(endpoint: str, query: str, start: int, max_results: int) -> str:
 
 
 def fetch_query(client: HttpClient, endpoint: str, source: ArxivSource, policy: FetchPolicy,
-                cached: Sequence[Record] = ()) -> QueryResult:
-    """Every record of the query (up to ``max_results``), or, with a cache, the new and updated ones."""
+                cached: Sequence[Record] = (), resume_at: int | None = None) -> QueryResult:
+    """Every record of the query (up to ``max_results``), or, with a cache, the new and updated ones.
+
+    ``resume_at`` is where an earlier fetch stopped (or the earlier ``max_results``, to
+    backfill): on reaching known records, paging jumps there instead of stopping. A page
+    still bad after the retries ends the fetch with ``PartialFetch`` holding the records of
+    the pages before it, unless it was the first page (then nothing is kept: ``FetchError``).
+    """
     known = {r.key: r.version for r in cached}
     limit = policy.max_results
     found: dict[str, Record] = {}
@@ -127,8 +146,13 @@ def fetch_query(client: HttpClient, endpoint: str, source: ArxivSource, policy: 
     while True:
         size = min(policy.page_size, limit - start)
         url = query_url(endpoint, source.query, start, size)
-        page = client.get(url, functools.partial(accept_page, start=start, size=size, cached=len(known),
-                                                 total=total))
+        try:
+            page = client.get(url, functools.partial(accept_page, start=start, size=size, cached=len(known),
+                                                     total=total))
+        except FetchError as exc:
+            if total is None or exc.refused:
+                raise
+            raise PartialFetch(exc, tuple(found.values()), Incomplete(start, total)) from None
         pages += 1
         total = page.total if total is None else total
         for w in page.warnings:
@@ -139,13 +163,62 @@ def fetch_query(client: HttpClient, endpoint: str, source: ArxivSource, policy: 
         if start >= min(total, limit) or page.entries == 0:
             break
         if known and all(r.key in known and known[r.key] == r.version for r in page.records):
-            complete = False
-            break
+            missing = min(total, limit) - len(known.keys() | found.keys())
+            if missing <= 0:
+                complete = False     # everything after this page is cached already
+                break
+            if resume_at is not None and resume_at > start:
+                log.info("arXiv query %r: resuming at %d of %d (%d not cached yet)", source.query,
+                         resume_at, total, missing)
+                start, resume_at = resume_at, None
+                if start >= min(total, limit):
+                    break
     assert total is not None         # set by the first page
     if total > limit and complete:
         log.warning("arXiv query %r matches %d records; only the newest %d are kept (fetch.max_results); "
                     "narrow the query or raise max_results", source.query, total, limit)
     return QueryResult(records=tuple(found.values()), total=total, pages=pages, complete=complete)
+
+
+def id_list_url(endpoint: str, arxiv_ids: Sequence[str]) -> str:
+    params = urlencode({"id_list": ",".join(arxiv_ids), "max_results": len(arxiv_ids)})
+    return f"{endpoint}{'&' if '?' in endpoint else '?'}{params}"
+
+
+def fetch_ids(client: HttpClient, endpoint: str, arxiv_ids: Sequence[str]) -> tuple[Record, ...]:
+    """The records of the given ids, asked for in batches of ``ID_BATCH`` (arXiv's ``id_list``).
+
+    Every id is asked for on every fetch (a list is short, and this picks up new versions);
+    a batch still bad after the retries ends the fetch with ``PartialFetch`` holding the
+    batches before it. An id arXiv does not know is a warning, not a failure.
+    """
+    found: dict[str, Record] = {}
+    for start in range(0, len(arxiv_ids), ID_BATCH):
+        batch = tuple(arxiv_ids[start:start + ID_BATCH])
+        url = id_list_url(endpoint, batch)
+        try:
+            page = client.get(url, functools.partial(accept_ids_page, asked=batch))
+        except FetchError as exc:
+            if start == 0 or exc.refused:
+                raise
+            raise PartialFetch(exc, tuple(found.values()), Incomplete(start, len(arxiv_ids))) from None
+        for w in page.warnings:
+            log.warning("%s: %s", url, w)
+        for rec in page.records:
+            if rec.arxiv_id in batch:
+                found.setdefault(rec.key, rec)
+        for missing in sorted(set(batch) - {r.arxiv_id for r in page.records}):
+            log.warning("arXiv has no paper %s (listed under ids:); check the id", missing)
+    return tuple(found.values())
+
+
+def accept_ids_page(response: Response, *, asked: Sequence[str]) -> ArxivPage:
+    """``parse_page``; an answer with no entry at all for the ids asked is arXiv's transient glitch."""
+    page = parse_page(response.body, status=response.status)
+    if page.entries == 0 and asked:
+        raise TransientError(f"no entry at all for {len(asked)} id(s) asked by id_list (totalResults "
+                             f"{page.total}); a known transient failure of arXiv's API")
+    return page
 
 
 def accept_page(response: Response, *, start: int, size: int, cached: int = 0,

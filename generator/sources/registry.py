@@ -32,16 +32,18 @@ if TYPE_CHECKING:
     from generator.config.schema import Table
     from generator.model import Record
     from generator.sources.http import HttpClient
+    from generator.sources.outcome import Fetched
 
 
 @dataclass(frozen=True, slots=True)
 class FetchContext:
     """What a kind's ``fetch`` may use: the one shared HTTP client, the site's fetch policy,
-    and the environment (``ARXIV_API_URL`` and the like)."""
+    the environment (``ARXIV_API_URL`` and the like), and the source's cache entry."""
 
     client: HttpClient
     policy: FetchPolicy
     environ: Mapping[str, str]
+    entry: CacheEntry | None = None     # the source's cache entry, per source (where a paged fetch stopped)
 
 
 class SourceKind(Protocol):
@@ -81,9 +83,10 @@ class SourceKind(Protocol):
         ...
 
     def fetch(self, source: Any, context: FetchContext,  # noqa: ANN401
-              cached: Sequence[Record]) -> Sequence[Record] | None:
+              cached: Sequence[Record]) -> Sequence[Record] | Fetched | None:
         """The records fetched now (given those cached); None for a kind that is not fetched.
-        Raises ``sources.http.FetchError`` when the source cannot be fetched."""
+        Raises ``sources.http.FetchError`` when the source cannot be fetched (``sources.outcome``:
+        ``Fetched`` and ``PartialFetch`` for a paged source)."""
         ...
 
     def records(self, source: Any, entry: CacheEntry | None) -> tuple[Record, ...]:  # noqa: ANN401

@@ -151,8 +151,8 @@ def _offline_site(root: Path) -> Path:
 def test_c12_no_network_build_from_cache_warns_and_strict_fails(tmp_path: Path) -> None:
     root = _offline_site(tmp_path / "site")
     fetched = run_limited("-C", root, "fetch", timeout=60)
-    assert fetched.returncode == 0 and "could not be fetched" in fetched.stderr and "Traceback" not in fetched.stderr
-    assert run_limited("-C", root, "fetch", "--strict", timeout=60).returncode == 3
+    assert fetched.returncode == 3 and "could not be fetched" in fetched.stderr and "Traceback" not in fetched.stderr
+    assert run_limited("-C", root, "fetch", "--strict", timeout=60).returncode == 3   # --strict: now the default
     built = run_limited("-C", root, "build")
     assert built.returncode == 0, built.stderr
     assert "content/authors/jane-doe.yaml: no cached records yet" in built.stderr

@@ -17,7 +17,7 @@ from fakearxiv import Corpus, Glitch, Reply, Script
 from fetchkit import JANE, cache_path, hazard, hazard_names, run_cli, seed_cache
 
 from generator import cache
-from generator.errors import SiteError
+from generator.errors import EXIT_OUTPUT, SiteError
 from generator.fetch import fetch_site, merge_fetched
 from generator.sources import accept, arxiv
 
@@ -126,12 +126,14 @@ def test_a_later_page_is_judged_by_the_first_pages_total(arxiv_server, site, gli
 
 
 def test_a_persistent_total_zero_page_fails_the_source_instead_of_truncating(arxiv_server, site) -> None:
-    """Before: 10 of 12 cached, no warning, and later fetches stopped at the known first page for ever."""
+    """Before: 10 of 12 cached, no warning, and later fetches stopped at the known first page for ever.
+    Now the 10 are kept but the source fails and its cache says where to resume (test_arxiv_resume)."""
     s = arxiv_server(Glitch(Corpus(corpus(12)), start=10, reply=GLITCHES["empty, total 0"], times=99))
     config = site(s.url, retries=1, delay=0.05, page_size=10)
     (result,) = fetch_site(config).results
     assert "start=10 reports totalResults 0 where the first page reported 12" in (result.error or "")
-    assert not cache_path(config).exists() and len(s.hits) == 3
+    assert result.incomplete == cache.Incomplete(10, 12) and len(s.hits) == 3
+    assert cache.read_entry(cache_path(config)).incomplete == cache.Incomplete(10, 12)
 
 
 def test_a_refused_query_names_the_author_file_not_an_outage(arxiv_server, site) -> None:
@@ -148,7 +150,7 @@ def test_a_refused_query_names_the_author_file_not_an_outage(arxiv_server, site)
                             "fix the query there")
 
     strict = run_cli(config.root, "fetch", "--strict", env={"ARXIV_API_URL": s.url})
-    assert strict.returncode == 3 and cache_path(config).read_bytes() == before
+    assert strict.returncode == 4 and cache_path(config).read_bytes() == before   # 4: fix the author file
     assert "content/authors/jane-doe.yaml:3: arXiv 'id:abc' could not be fetched: the query was refused" \
         in strict.stderr
     assert "incorrect id format for abc" in strict.stderr and "fix the refused queries" in strict.stderr
@@ -284,4 +286,4 @@ def test_unwritable_cache_is_a_clear_error(arxiv_server, site) -> None:
     blocker.write_text("not a folder")           # works as root too, unlike chmod
     with pytest.raises(SiteError, match="cannot write the cache file") as info:
         fetch_site(config)
-    assert info.value.exit_code == 4 and blocker.read_text() == "not a folder"
+    assert info.value.exit_code == EXIT_OUTPUT and blocker.read_text() == "not a folder"
