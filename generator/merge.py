@@ -66,7 +66,8 @@ class Merged:
 def normalize_title(title: str) -> str:
     """Case, accents, punctuation, spacing, HTML tags and TeX command names ignored."""
     text = _TEX_COMMAND.sub(" ", _TAG.sub(" ", title))
-    text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    if not text.isascii():
+        text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
     return " ".join(_WORD.findall(text.casefold())).replace("_", " ")
 
 
@@ -108,9 +109,9 @@ def merge(records: Iterable[Record], separate: Sequence[tuple[str, str]] = ()) -
             uf.join(i, j, reason)
         elif refusal:
             apart.append(Decision(ranked[i], ranked[j], refusal, False))
-    groups = sorted(((root, _group(ranked, members, uf.decisions.get(root, [])))
-                     for root, members in uf.members().items()), key=lambda rg: (rg[1].record.order, rg[0]))
-    return Merged(tuple(g for _, g in groups), tuple(apart))
+    groups = [_group(ranked, members, uf.decisions.get(root, [])) for root, members in uf.members().items()]
+    groups.sort(key=lambda g: (g.record.order, _rank(g.record)))
+    return Merged(tuple(groups), tuple(apart))
 
 
 # ----------------------------------------------------------------------------- identities
@@ -161,7 +162,7 @@ def _edges(ranked: Sequence[Record]) -> list[tuple[int, int, str, bool]]:
         if norm:
             by.setdefault((3, norm), []).append(i)
     out: list[tuple[int, int, str, bool]] = []
-    for (tier, reason), members in sorted(by.items()):
+    for (tier, reason), members in sorted(item for item in by.items() if len(item[1]) > 1):
         for i, j in combinations(members, 2):
             if tier < 3:
                 out.append((i, j, reason, False))
@@ -184,7 +185,7 @@ def _title_reason(a: Record, b: Record) -> str:
 
 def _venue_conflict(a: Record, b: Record) -> str | None:
     if a.venue and b.venue and normalize_title(a.venue) != normalize_title(b.venue):
-        return f"same title, different venues ({a.venue} / {b.venue})"
+        return "same title, different venues ({} / {})".format(*sorted((a.venue, b.venue)))
     return None
 
 
@@ -213,7 +214,7 @@ class _Groups:
         if a == b:
             return ""
         if title_edge and not _title_reason(ri, rj):
-            return f"same title, different years ({ri.year}, {rj.year})"
+            return "same title, different years ({}, {})".format(*sorted((ri.year or 0, rj.year or 0)))
         for x, y in self.separate:
             if (x in self.names[a] and y in self.names[b]) or (y in self.names[a] and x in self.names[b]):
                 return f"kept apart by the author's separate: [{x}, {y}]"
