@@ -27,7 +27,8 @@ def arxiv(title: str = "Fast Joins on Graphs", year: int = 2024, arxiv_id: str =
 def dblp(title: str = "Fast Joins on Graphs.", year: int = 2024, key: str = "conf/vldb/Lovelace24",
          doi: str | None = "10.14778/3654621.3654622", venue: str = "VLDB 2024", **kw: object) -> Record:
     return Record(key=record_key(None, doi, title, year), title=title, year=year, source="DBLP", doi=doi,
-                  venue=venue, source_ids=(("dblp", key),), origins=("DBLP",), **kw)  # type: ignore[arg-type]
+                  venue=venue, source_ids=kw.pop("source_ids", (("dblp", key),)), origins=("DBLP",),  # type: ignore[arg-type]
+                  **kw)  # type: ignore[arg-type]
 
 
 def openalex(title: str = "Fast joins on graphs", year: int = 2024, work: str = "W4390000001",
@@ -262,3 +263,20 @@ def test_no_record_lost_or_duplicated_and_order_does_not_matter(records: list[Re
     assert merge_records(result.records) == result.records            # merging again changes nothing
     works = {(normalize_title(r.title), r.year) for r in records if not r.title.lower().startswith("erratum")}
     assert len(result.groups) >= len({t for t, _ in works})           # distinct titles never collapse
+
+
+# ----------------------------------------------------------------------------- links to each source
+
+def test_source_links_are_built_from_checked_ids_only() -> None:
+    from generator import ids
+
+    r = dblp(source_ids=(("dblp", "conf/vldb/Lovelace24"), ("openalex", "https://openalex.org/W12"),
+                         ("orcid", "0000-0002-1825-0097/99"), ("orcid", "123456"), ("dblp", "javascript:alert(1)"),
+                         ("openalex", "W1\"><script>"), ("dblp", "../../etc/passwd"), ("mag", "123")))
+    assert r.source_links == (("DOI", "https://doi.org/10.14778/3654621.3654622"),
+                              ("DBLP", "https://dblp.org/rec/conf/vldb/Lovelace24.html"),
+                              ("OpenAlex", "https://openalex.org/works/W12"),
+                              ("ORCID", "https://orcid.org/0000-0002-1825-0097"))
+    assert ids.dblp_url("journals/pvldb/O'Neil24") == "https://dblp.org/rec/journals/pvldb/O%27Neil24.html"
+    assert ids.orcid_url("123456") is None      # a put-code alone names no person
+    assert arxiv().source_links == (("arXiv", "https://arxiv.org/abs/2401.01234"),)
