@@ -280,3 +280,54 @@ def test_source_links_are_built_from_checked_ids_only() -> None:
     assert ids.dblp_url("journals/pvldb/O'Neil24") == "https://dblp.org/rec/journals/pvldb/O%27Neil24.html"
     assert ids.orcid_url("123456") is None      # a put-code alone names no person
     assert arxiv().source_links == (("arXiv", "https://arxiv.org/abs/2401.01234"),)
+
+
+# ----------------------------------------------------------------------------- the setting, read from YAML
+
+def test_separate_is_read_from_the_author_file_and_bad_pairs_are_named(tmp_path) -> None:  # noqa: ANN001
+    import pytest
+
+    from generator.config import load_site
+    from generator.errors import SiteError
+    from helpers import make_project
+
+    good = make_project(tmp_path / "good", {"content/authors/ada.yaml": """\
+        name: Ada
+        separate:
+          - ['arxiv:2401.01234', 'dblp:conf/vldb/Lovelace24']
+          - [2401.01235v1, "doi:10.1/x"]
+        """})
+    [ada] = load_site(good).authors
+    assert ada.separate == (("arxiv:2401.01234", "dblp:conf/vldb/Lovelace24"), ("2401.01235v1", "doi:10.1/x"))
+    bad = make_project(tmp_path / "bad", {"content/authors/ada.yaml": """\
+        name: Ada
+        separate:
+          - [a, b, c]
+          - [a, a]
+          - [a, 1]
+          - a
+          - ['', b]
+        """})
+    with pytest.raises(SiteError) as info:
+        load_site(bad)
+    problems = [str(p) for p in info.value.problems]
+    assert [p.split(":")[1] for p in problems] == ["3", "4", "5", "6", "7"]
+    assert problems[0] == ("content/authors/ada.yaml:3: 'separate[0]' must be a pair of two different record ids "
+                           "such as ['arxiv:2401.01234', 'doi:10.1000/x'], found a list")
+    notalist = make_project(tmp_path / "worse", {"content/authors/ada.yaml": "name: Ada\nseparate: arxiv:1\n"})
+    with pytest.raises(SiteError, match=r"'separate' must be a list of pairs such as \[\[a, b\]\], found the text"):
+        load_site(notalist)
+
+
+def test_citations_setting_accepts_only_openalex(tmp_path) -> None:  # noqa: ANN001
+    import pytest
+
+    from generator.config import load_site
+    from generator.errors import SiteError
+    from helpers import make_project
+
+    assert load_site(make_project(tmp_path / "a", {"site.yaml": "title: T\ncitations: openalex\n"})).citations == "openalex"
+    assert load_site(make_project(tmp_path / "b", {"site.yaml": "title: T\n"})).citations is None
+    with pytest.raises(SiteError, match="'citations' must be 'openalex' .the only source of citation counts., "
+                                        "found 'scholar'"):
+        load_site(make_project(tmp_path / "c", {"site.yaml": "title: T\ncitations: scholar\n"}))
