@@ -113,13 +113,15 @@ SOURCE_URLS = {"dblp": ("DBLP", dblp_url), "openalex": ("OpenAlex", openalex_url
 def source_links(arxiv_id: str | None, doi: str | None,
                  source_ids: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
     """(label, URL) of every original source a record can be traced to: arXiv, DOI, then DBLP,
-    OpenAlex and ORCID from its source ids (ids that fail their check make no link)."""
+    OpenAlex and ORCID from its source ids (ids that fail their check make no link). Two links of
+    one kind (DBLP's CoRR copy and the article) are told apart by number: 'DBLP', 'DBLP 2'."""
     out = [("arXiv", abs_url(arxiv_id))] if arxiv_id else []
     if doi:
         out.append(("DOI", doi_url(doi)))
     for scheme, value in source_ids:
         label, make = SOURCE_URLS.get(scheme.lower(), ("", None))
         url = make(value) if make else None
-        if url and (label, url) not in out:
-            out.append((label, url))
+        if url and all(url != u for _, u in out):
+            same = sum(1 for known, _ in out if known.split(" ")[0] == label)
+            out.append((f"{label} {same + 1}" if same else label, url))
     return tuple(out)

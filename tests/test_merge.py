@@ -331,3 +331,15 @@ def test_citations_setting_accepts_only_openalex(tmp_path) -> None:  # noqa: ANN
     with pytest.raises(SiteError, match="'citations' must be 'openalex' .the only source of citation counts., "
                                         "found 'scholar'"):
         load_site(make_project(tmp_path / "c", {"site.yaml": "title: T\ncitations: scholar\n"}))
+
+
+def test_venue_gains_the_published_year_when_the_preprint_is_older() -> None:
+    [m] = merge_records([arxiv(year=2024), dblp(year=2025, venue="Proc. VLDB Endow.", doi=None)])
+    assert (m.year, m.venue) == (2024, "Proc. VLDB Endow. 2025")
+    [m] = merge_records([arxiv(year=2024), dblp(year=2025, venue="VLDB 2025", doi=None)])
+    assert m.venue == "VLDB 2025"
+
+
+def test_two_links_of_one_kind_are_numbered() -> None:
+    r = dblp(source_ids=(("dblp", "journals/corr/abs-2401-01234"), ("dblp", "journals/pvldb/DoeS25")), doi=None)
+    assert [label for label, _ in r.source_links] == ["DBLP", "DBLP 2"]
