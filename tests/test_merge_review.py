@@ -55,3 +55,19 @@ def test_review_escapes_terminal_controls_in_merged_titles(tmp_path: Path) -> No
     config = _site(tmp_path, arxiv(title="Evil\x1b[2J title"), dblp(title="Evil\x1b[2J title", doi=None))
     text = "\n".join(format_review(review_author(config, "ada")))
     assert "\x1b" not in text and "Evil\\x1b[2J title" in text
+
+
+def test_lint_judges_merged_records(tmp_path: Path) -> None:
+    """A preprint with DBLP's CoRR copy and the published article is one work, not a duplicate; DBLP
+    records have no abstracts (nothing to fix); a typed-in record listed twice still is one."""
+    from generator.lint import lint
+
+    corr = dblp(title="Fast Joins on Graphs.", doi=None, venue=None, key="journals/corr/abs-2401-01234",
+                arxiv_id="2401.01234")
+    config = _site(tmp_path, arxiv(), corr, dblp(year=2025, doi=None), dblp(title="Another one", key="k", doi=None))
+    assert lint(config, Store(), load_taxonomy()) == []
+    twice = _site(tmp_path, arxiv(), arxiv(), typed("No abstract"))
+    assert lint(twice, Store(), load_taxonomy()) == [
+        "content/authors/ada.yaml: record 'Fast Joins on Graphs' is listed twice; remove one copy",
+        "content/authors/ada.yaml: arXiv 2401.01234 appears 2 times in the sources",
+        "content/authors/ada.yaml: record 'No abstract' has no abstract"]
