@@ -26,7 +26,7 @@ from generator.assemble import kept_records
 from generator.config import AuthorConfig, SiteConfig, Source
 from generator.errors import SiteError
 from generator.filters import Verdict, decide
-from generator.merge import Decision, Merged, merge, normalize_title
+from generator.merge import Decision, Merged, handle, handles, merge, normalize_title
 from generator.model import Record
 from generator.sources.records import TYPED_IN
 from generator.sources.registry import kind_of
@@ -109,6 +109,8 @@ def format_review(review: AuthorReview) -> list[str]:
         for v in s.verdicts:
             lines.append(_line(v))
     lines.extend(format_merges(review.merged))
+    lines.extend(f"\nseparate: [{x}, {y}] in {a.path} names no record of this author; check the ids"
+                 for x, y in unused_separate(a.separate, review.merged))
     fetched, typed = review.fetched, review.typed_in
     kept = sum(v.kept for v in fetched)
     lines.append(f"\n{len(fetched)} fetched record(s): {kept} KEPT, {len(fetched) - kept} DROPPED; "
@@ -133,6 +135,12 @@ def format_merges(merged: Merged) -> list[str]:
         lines.append(f"  {_name(d.a)} / {_name(d.b)}: {d.reason}")
         lines.append(f"    {_short(d.a.title)!r} / {_short(d.b.title)!r}")
     return lines
+
+
+def unused_separate(separate: Sequence[tuple[str, str]], merged: Merged) -> list[tuple[str, str]]:
+    """The ``separate`` pairs of which one id or both name no record (a typo, or a record gone)."""
+    known = {h for g in merged.groups for p in g.parts for h in handles(p)}
+    return [(x, y) for x, y in separate if handle(x) not in known or handle(y) not in known]
 
 
 def similar_titles(merged: Merged) -> list[Decision]:

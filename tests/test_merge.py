@@ -343,3 +343,32 @@ def test_venue_gains_the_published_year_when_the_preprint_is_older() -> None:
 def test_two_links_of_one_kind_are_numbered() -> None:
     r = dblp(source_ids=(("dblp", "journals/corr/abs-2401-01234"), ("dblp", "journals/pvldb/DoeS25")), doi=None)
     assert [label for label, _ in r.source_links] == ["DBLP", "DBLP 2"]
+
+
+@settings(max_examples=50, deadline=None)
+@given(source_mix(), st.data())
+def test_separate_pairs_never_end_in_one_record(records: list[Record], data: st.DataObject) -> None:
+    from generator.merge import handles
+
+    names = sorted({h for r in records for h in handles(r)})
+    if len(names) < 2:
+        return
+    pairs = data.draw(st.lists(st.tuples(st.sampled_from(names), st.sampled_from(names)).filter(lambda p: p[0] != p[1]),
+                               max_size=3))
+    result = merge(records, pairs)
+    assert sorted(map(id, (p for g in result.groups for p in g.parts))) == sorted(map(id, records))
+    for g in result.groups:
+        inside = {h for p in g.parts for h in handles(p)}
+        for x, y in pairs:
+            # a pair naming two ids of one record cannot be honoured; any other pair splits its records
+            if not any({handle(x), handle(y)} <= handles(p) for p in g.parts):
+                assert not ({handle(x), handle(y)} <= inside and len(g.parts) > 1 and _split(g.parts, x, y)), (x, y)
+
+
+def _split(parts: tuple[Record, ...], x: str, y: str) -> bool:
+    """True if one part is named by x and another (not the same) by y."""
+    from generator.merge import handles
+
+    xs = [p for p in parts if handle(x) in handles(p)]
+    ys = [p for p in parts if handle(y) in handles(p)]
+    return any(a is not b for a in xs for b in ys)

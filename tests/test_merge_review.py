@@ -71,3 +71,11 @@ def test_lint_judges_merged_records(tmp_path: Path) -> None:
         "content/authors/ada.yaml: record 'Fast Joins on Graphs' is listed twice; remove one copy",
         "content/authors/ada.yaml: arXiv 2401.01234 appears 2 times in the sources",
         "content/authors/ada.yaml: record 'No abstract' has no abstract"]
+
+
+def test_review_names_a_separate_pair_that_matches_no_record(tmp_path: Path) -> None:
+    config = _site(tmp_path, arxiv(), dblp(), separate=(("arxiv:2401.01234", "dblp:conf/vldb/Lovelace42"),))
+    text = "\n".join(format_review(review_author(config, "ada")))
+    assert ("separate: [arxiv:2401.01234, dblp:conf/vldb/Lovelace42] in content/authors/ada.yaml names no record "
+            "of this author; check the ids") in text
+    assert "merged from several sources" in text       # the pair did not match: the merge stands
