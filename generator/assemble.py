@@ -1,9 +1,9 @@
 """Assemble the site model from configuration and the cache store. Pure: no I/O.
 
 Per author: typed-in records, plus fetched records that pass the author's filters;
-merged when they are the same work (same arXiv id, same DOI, or same normalised
-title and year: the preprint and the published version become one record with
-both links); sorted newest first. Across authors: a subject index (canonical arXiv
+merged when they are the same work (``merge``: the preprint and the published version
+become one record with every link; the author's ``separate`` pairs stay apart);
+sorted newest first; citation counts only when the site turns them on. Across authors: a subject index (canonical arXiv
 codes only) and, for every record, which profiled authors list it.
 """
 
@@ -16,14 +16,15 @@ from typing import Iterable
 from generator.config import AuthorConfig, SiteConfig
 from generator.filters import decide, normalize_name
 from generator.markup import markdown_to_html
-from generator.model import Author, Page, Record, SiteModel, Subject, title_digest
+from generator.merge import merge_records
+from generator.model import Author, Page, Record, SiteModel, Subject
 from generator.sources.registry import kind_of
 from generator.store import Store
 from generator.taxonomy import Taxonomy
 
 
 def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy) -> SiteModel:
-    authors = tuple(_assemble_author(a, store, taxonomy) for a in config.authors)
+    authors = tuple(_assemble_author(a, store, taxonomy, config.citations) for a in config.authors)
     record_authors: dict[str, list[str]] = defaultdict(list)
     for a in authors:
         for r in a.records:
@@ -60,52 +61,6 @@ def kept_records(author: AuthorConfig, store: Store) -> list[Record]:
     return out
 
 
-def merge_records(records: Iterable[Record]) -> list[Record]:
-    """One record per work: same arXiv id, DOI, or normalised title + year. First seen wins,
-    gaps filled from the others (so a typed-in record gains the fetched id, dates, links)."""
-    merged: list[Record] = []
-    index: dict[str, int] = {}
-    for r in records:
-        keys = _identity_keys(r)
-        hit = next((index[k] for k in keys if k in index), None)
-        if hit is None:
-            index.update({k: len(merged) for k in keys})
-            merged.append(r)
-            continue
-        combined = _combine(merged[hit], r)
-        merged[hit] = combined
-        index.update({k: hit for k in _identity_keys(combined)})
-    return merged
-
-
-def _identity_keys(r: Record) -> tuple[str, ...]:
-    keys = [f"t:{title_digest(r.title, r.year)}"]
-    if r.arxiv_id:
-        keys.append(f"a:{r.arxiv_id}")
-    if r.doi:
-        keys.append(f"d:{r.doi.lower()}")
-    return tuple(keys)
-
-
-def _combine(a: Record, b: Record) -> Record:
-    """Prefer the arXiv record's fields (it has ids and dates), fill gaps from the other."""
-    first, second = (b, a) if (b.arxiv_id and not a.arxiv_id) else (a, b)
-    if first.arxiv_id and second.arxiv_id == first.arxiv_id and (second.version or 0) > (first.version or 0):
-        first, second = second, first
-    changes = {}
-    for f in dataclasses.fields(Record):
-        if f.name in ("key", "order"):
-            continue
-        mine = getattr(first, f.name)
-        if mine in (None, "", ()):
-            other = getattr(second, f.name)
-            if other not in (None, "", ()):
-                changes[f.name] = other
-    changes["order"] = min(a.order, b.order)
-    key = f"arxiv:{first.arxiv_id}" if first.arxiv_id else first.key
-    return dataclasses.replace(first, key=key, **changes)
-
-
 def sort_newest_first(records: Iterable[Record]) -> list[Record]:
     """Year descending, then date descending; undated records keep their source order."""
     out = sorted(records, key=lambda r: (r.published or ""), reverse=True)
@@ -113,8 +68,8 @@ def sort_newest_first(records: Iterable[Record]) -> list[Record]:
     return out
 
 
-def _assemble_author(a: AuthorConfig, store: Store, tax: Taxonomy) -> Author:
-    records = sort_newest_first(merge_records(kept_records(a, store)))
+def _assemble_author(a: AuthorConfig, store: Store, tax: Taxonomy, citations: str | None) -> Author:
+    records = sort_newest_first(_cited(merge_records(kept_records(a, store), a.separate), citations))
     subj = Counter(code for r in records for code in r.subjects[:1])
     years = Counter(r.year for r in records if r.year)
     return Author(
@@ -123,6 +78,15 @@ def _assemble_author(a: AuthorConfig, store: Store, tax: Taxonomy) -> Author:
         subjects=tuple(sorted(subj.items(), key=lambda kv: (-kv[1], kv[0]))),
         years=tuple(sorted(years.items(), reverse=True)), template=a.template,
     )
+
+
+def _cited(records: list[Record], citations: str | None) -> list[Record]:
+    """Citation counts are shown (pages, CSL-JSON) only when the site turns them on
+    (``citations: openalex``); otherwise they are dropped here, so no output shows them."""
+    if citations:
+        return records
+    return [dataclasses.replace(r, citations=None, citations_date=None) if r.citations is not None else r
+            for r in records]
 
 
 def _subjects(authors: tuple[Author, ...], tax: Taxonomy) -> tuple[Subject, ...]:

@@ -186,6 +186,9 @@ def csl_item(r: Record) -> dict[str, Any]:
         item["archive_location"] = f"arXiv:{r.arxiv_id}"
     if r.comment:
         item["note"] = r.comment
+    if r.citations is not None:   # only when the site shows citations (assemble drops them otherwise)
+        cited = f"Cited by {r.citations} (OpenAlex, {r.citations_date or 'date unknown'})"
+        item["note"] = f"{item['note']}; {cited}" if "note" in item else cited
     return item
 
 

@@ -81,3 +81,47 @@ def doi_url(doi: str) -> str:
 
 def title_search_url(title: str) -> str:
     return "https://arxiv.org/search/?searchtype=title&query=" + quote(title, safe="")
+
+
+# Ids of the other sources, each checked before it becomes a link (they come from fetched data).
+_DBLP_KEY = re.compile(r"[a-z]+(?:/[A-Za-z0-9][A-Za-z0-9_.'-]{0,120}){1,4}")
+_OPENALEX_WORK = re.compile(r"(?:https://openalex\.org/)?(W[0-9]{1,12})")
+_ORCID_WORK = re.compile(r"([0-9]{4}-[0-9]{4}-[0-9]{4}-[0-9]{3}[0-9X])[/:]([0-9]{1,12})")
+
+
+def dblp_url(key: str) -> str | None:
+    """A DBLP record's page (``conf/vldb/Doe25`` -> https://dblp.org/rec/conf/vldb/Doe25.html)."""
+    return f"https://dblp.org/rec/{quote(key, safe='/')}.html" if _DBLP_KEY.fullmatch(key) else None
+
+
+def openalex_url(work: str) -> str | None:
+    """An OpenAlex work's page (``W2741809807`` -> https://openalex.org/works/W2741809807)."""
+    m = _OPENALEX_WORK.fullmatch(work)
+    return f"https://openalex.org/works/{m.group(1)}" if m else None
+
+
+def orcid_url(work: str) -> str | None:
+    """The ORCID record listing a work, from ``<ORCID iD>/<put-code>``; a bare put-code names no
+    person, so it makes no link."""
+    m = _ORCID_WORK.fullmatch(work)
+    return f"https://orcid.org/{m.group(1)}" if m else None
+
+
+SOURCE_URLS = {"dblp": ("DBLP", dblp_url), "openalex": ("OpenAlex", openalex_url), "orcid": ("ORCID", orcid_url)}
+
+
+def source_links(arxiv_id: str | None, doi: str | None,
+                 source_ids: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """(label, URL) of every original source a record can be traced to: arXiv, DOI, then DBLP,
+    OpenAlex and ORCID from its source ids (ids that fail their check make no link). Two links of
+    one kind (DBLP's CoRR copy and the article) are told apart by number: 'DBLP', 'DBLP 2'."""
+    out = [("arXiv", abs_url(arxiv_id))] if arxiv_id else []
+    if doi:
+        out.append(("DOI", doi_url(doi)))
+    for scheme, value in source_ids:
+        label, make = SOURCE_URLS.get(scheme.lower(), ("", None))
+        url = make(value) if make else None
+        if url and all(url != u for _, u in out):
+            same = sum(1 for known, _ in out if known.split(" ")[0] == label)
+            out.append((f"{label} {same + 1}" if same else label, url))
+    return tuple(out)

@@ -7,11 +7,12 @@ author file (and the record) and says what to do.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter
 
 from generator.assemble import kept_records
 from generator.config import AuthorConfig, SiteConfig
-from generator.model import title_digest
+from generator.merge import merge
+from generator.model import Record, title_digest
 from generator.sources.registry import kind_of
 from generator.store import Store
 from generator.taxonomy import Taxonomy
@@ -44,6 +45,26 @@ def _counts(a: AuthorConfig, store: Store) -> tuple[int, int, int]:
     return sources, fetched, typed
 
 
+def _record_findings(a: AuthorConfig, r: Record, parts: tuple[Record, ...], taxonomy: Taxonomy) -> list[str]:
+    """One merged record's problems. Records of DBLP, ORCID and OpenAlex (with source ids) often
+    have no abstract and repeat an arXiv id (DBLP's CoRR copy): nothing the author can fix."""
+    findings: list[str] = []
+    label = f"{a.path}: record '{r.title[:60]}'"
+    own = [p for p in parts if not p.source_ids]       # typed-in, arXiv and feed records
+    if len(own) > len({(p.key, title_digest(p.title, p.year)) for p in own}):
+        findings.append(f"{label} is listed twice; remove one copy")
+    ids = Counter(p.arxiv_id for p in own if p.arxiv_id)
+    findings.extend(f"{a.path}: arXiv {i} appears {n} times in the sources" for i, n in sorted(ids.items()) if n > 1)
+    if not r.abstract and not r.source_ids:
+        findings.append(f"{label} has no abstract")
+    if _unbalanced_math(r.title) or _unbalanced_math(r.abstract):
+        findings.append(f"{label} has unbalanced math ($ or braces); it is shown as written")
+    for code in r.subjects:
+        if taxonomy.get(code) is None:
+            findings.append(f"{label} has an unknown subject '{code}'")
+    return findings
+
+
 def lint(config: SiteConfig, store: Store, taxonomy: Taxonomy) -> list[str]:
     findings: list[str] = []
     for a in config.authors:
@@ -54,24 +75,6 @@ def lint(config: SiteConfig, store: Store, taxonomy: Taxonomy) -> list[str]:
                             f"run 'authorsite review {a.slug}' to see which rule")
         if not records and not fetched_sources:
             findings.append(f"{a.path}: no sources and no records; add an arxiv query or records")
-        seen: dict[str, str] = {}
-        by_id: dict[str, int] = defaultdict(int)
-        for r in records:
-            label = f"{a.path}: record '{r.title[:60]}'"
-            digest = title_digest(r.title, r.year)
-            if digest in seen and seen[digest] == r.key:
-                findings.append(f"{label} is listed twice; remove one copy")
-            seen.setdefault(digest, r.key)
-            if r.arxiv_id:
-                by_id[r.arxiv_id] += 1
-            if not r.abstract:
-                findings.append(f"{label} has no abstract")
-            if _unbalanced_math(r.title) or _unbalanced_math(r.abstract):
-                findings.append(f"{label} has unbalanced math ($ or braces); it is shown as written")
-            for code in r.subjects:
-                if taxonomy.get(code) is None:
-                    findings.append(f"{label} has an unknown subject '{code}'")
-        for arxiv_id, n in sorted(by_id.items()):
-            if n > 1:
-                findings.append(f"{a.path}: arXiv {arxiv_id} appears {n} times in the sources")
+        for group in merge(records, a.separate).groups:   # what the page shows: one record per work
+            findings.extend(_record_findings(a, group.record, group.parts, taxonomy))
     return findings

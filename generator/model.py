@@ -83,6 +83,11 @@ class Record:
         return ids.doi_url(self.doi) if self.doi else None
 
     @property
+    def source_links(self) -> tuple[tuple[str, str], ...]:
+        """(label, URL) of each original source: arXiv, DOI, DBLP, OpenAlex, ORCID (``ids.source_links``)."""
+        return ids.source_links(self.arxiv_id, self.doi, self.source_ids)
+
+    @property
     def link(self) -> str:
         """The original source: the arXiv abstract page, else the record's URL, DOI,
         or (typed-in record without id) arXiv's title search for it."""

@@ -1,10 +1,15 @@
-"""``authorsite review SLUG``: which fetched records an author keeps or drops, and why.
+"""``authorsite review SLUG``: which fetched records an author keeps or drops, and why; which
+records of several sources were merged into one, and which were kept apart, and why.
 
 Name disambiguation is done by hand: the maintainer reads this list, then adds ids
 to ``include``/``exclude`` or tightens the filters. Every cached record of each
 fetched source is shown with the verdict and the rule of ``filters.decide`` (the
 same function the build uses, so the list cannot disagree with the site); typed-in
-records are always kept. Reading the cache only (through ``store``, with the same
+records are always kept. The kept records then go through ``merge.merge`` (the build's own
+merge, with the author's ``separate`` pairs): each merged record is listed with the sources that
+gave it and the reason of each join ("same DOI 10.1/x", "title+year"), then every match refused
+(and why), then similar titles of one year that were not matched, so a wrong merge can be undone
+with ``separate`` and a missed one spotted. Reading the cache only (through ``store``, with the same
 warning as the build for a file it cannot read): no network.
 """
 
@@ -17,9 +22,11 @@ from pathlib import Path
 from typing import Sequence
 
 from generator import cache
+from generator.assemble import kept_records
 from generator.config import AuthorConfig, SiteConfig, Source
 from generator.errors import SiteError
 from generator.filters import Verdict, decide
+from generator.merge import Decision, Merged, handle, handles, merge, normalize_title
 from generator.model import Record
 from generator.sources.records import TYPED_IN
 from generator.sources.registry import kind_of
@@ -44,6 +51,7 @@ class SourceReview:
 class AuthorReview:
     author: AuthorConfig
     sources: tuple[SourceReview, ...]
+    merged: Merged = Merged((), ())
 
     @property
     def fetched(self) -> tuple[Verdict, ...]:
@@ -66,7 +74,8 @@ def review_author(config: SiteConfig, slug: str) -> AuthorReview:
     store = read_all(config, (slug,))
     for warning in store.warnings:
         log.warning("%s", warning)
-    return AuthorReview(author, review_sources(config, author, store))
+    return AuthorReview(author, review_sources(config, author, store),
+                        merge(kept_records(author, store), author.separate))
 
 
 def review_sources(config: SiteConfig, author: AuthorConfig, store: Store) -> tuple[SourceReview, ...]:
@@ -99,6 +108,9 @@ def format_review(review: AuthorReview) -> list[str]:
                          f"{s.kept} kept, {len(s.verdicts) - s.kept} dropped")
         for v in s.verdicts:
             lines.append(_line(v))
+    lines.extend(format_merges(review.merged))
+    lines.extend(f"\nseparate: [{x}, {y}] in {a.path} names no record of this author; check the ids"
+                 for x, y in unused_separate(a.separate, review.merged))
     fetched, typed = review.fetched, review.typed_in
     kept = sum(v.kept for v in fetched)
     lines.append(f"\n{len(fetched)} fetched record(s): {kept} KEPT, {len(fetched) - kept} DROPPED; "
@@ -106,12 +118,69 @@ def format_review(review: AuthorReview) -> list[str]:
     return lines
 
 
+def format_merges(merged: Merged) -> list[str]:
+    """The merged records with their sources and reasons, the refused matches, similar titles."""
+    lines: list[str] = []
+    groups = [g for g in merged.groups if len(g.parts) > 1]
+    if groups:
+        lines.append(f"\n{len(groups)} record(s) merged from several sources ('separate' undoes a wrong one):")
+    for g in groups:
+        lines.append(f"  {_ident(g.record):18}  {g.record.year or '----'}  {_short(g.record.title)}")
+        lines.append(f"    from {', '.join(g.record.origins)}")
+        lines.extend(f"    {_name(d.a)} + {_name(d.b)}: {d.reason}" for d in g.decisions)
+    apart = [*merged.apart, *similar_titles(merged)]
+    if apart:
+        lines.append(f"\n{len(apart)} pair(s) kept apart:")
+    for d in apart:
+        lines.append(f"  {_name(d.a)} / {_name(d.b)}: {d.reason}")
+        lines.append(f"    {_short(d.a.title)!r} / {_short(d.b.title)!r}")
+    return lines
+
+
+def unused_separate(separate: Sequence[tuple[str, str]], merged: Merged) -> list[tuple[str, str]]:
+    """The ``separate`` pairs of which one id or both name no record (a typo, or a record gone)."""
+    known = {h for g in merged.groups for p in g.parts for h in handles(p)}
+    return [(x, y) for x, y in separate if handle(x) not in known or handle(y) not in known]
+
+
+def similar_titles(merged: Merged) -> list[Decision]:
+    """Records of one year left in different groups whose titles start alike (Part I / Part II,
+    an erratum, an extended version): shown so the reader sees they were judged different."""
+    by_start: dict[tuple[int | None, str], list[tuple[int, str, Record]]] = {}
+    for n, g in enumerate(merged.groups):
+        for p in g.parts:
+            norm = normalize_title(p.title)
+            by_start.setdefault((p.year, " ".join(norm.split()[:2])), []).append((n, norm, p))
+    out: list[Decision] = []
+    for (_, start), members in sorted(by_start.items(), key=lambda kv: (kv[0][0] or 0, kv[0][1])):
+        seen: set[tuple[int, int]] = set()
+        for i, (ga, ta, a) in enumerate(members):
+            for gb, tb, b in members[i + 1:]:
+                if start and ga != gb and (ga, gb) not in seen and ta != tb and \
+                        difflib.SequenceMatcher(None, ta, tb).ratio() >= 0.8:
+                    seen.add((ga, gb))
+                    out.append(Decision(a, b, "similar titles, not the same work (titles differ)", False))
+    return out
+
+
+def _name(r: Record) -> str:
+    label = r.origins[0] if len(r.origins) == 1 else r.source
+    return f"{_printable(label)} {_printable(r.key)}"
+
+
+def _short(title: str) -> str:
+    title = _printable(title)
+    return title if len(title) <= 60 else title[:59] + "…"
+
+
+def _ident(r: Record) -> str:
+    ident = f"{r.arxiv_id}v{r.version}" if r.arxiv_id and r.version else (r.arxiv_id or r.doi or "-")
+    return _printable(ident)
+
+
 def _line(v: Verdict) -> str:
     r = v.record
-    ident = f"{r.arxiv_id}v{r.version}" if r.arxiv_id and r.version else (r.arxiv_id or r.doi or "-")
-    title = _printable(r.title)
-    title = title if len(title) <= 60 else title[:59] + "…"
-    return f"  {'KEPT' if v.kept else 'DROPPED':7}  {_printable(ident):18}  {r.year or '----'}  {title:60}  {v.rule}"
+    return f"  {'KEPT' if v.kept else 'DROPPED':7}  {_ident(r):18}  {r.year or '----'}  {_short(r.title):60}  {v.rule}"
 
 
 def _printable(text: str) -> str:

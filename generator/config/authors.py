@@ -42,6 +42,7 @@ class AuthorConfig:
     exclude: tuple[str, ...] = AUTHOR.default("exclude")
     filters: Filters = Filters()
     template: str = AUTHOR.default("template")
+    separate: tuple[tuple[str, str], ...] = AUTHOR.default("separate")   # record ids never merged
 
 
 def load_authors(root: Path) -> tuple[AuthorConfig, ...]:
@@ -100,7 +101,7 @@ def _load_author(path: Path, slug: str, display: str) -> tuple[AuthorConfig | No
         slug=slug, name=v["name"] or slug, path=display, affiliation=v["affiliation"],
         links=links_of(v["links"]), bio=v["bio"], aliases=v["aliases"], sources=v["sources"],
         include=v["include"], exclude=v["exclude"], filters=Filters(**v["filters"]) if v["filters"] else Filters(),
-        template=v["template"],
+        template=v["template"], separate=v["separate"],
     )
     return author, ck.problems
 

@@ -153,6 +153,25 @@ class Checker:
                 out.append(canon)
         return tuple(out)
 
+    def pairs(self, m: YMap, key: str, where: str = "") -> tuple[tuple[str, str], ...]:
+        """A list of pairs of texts (``separate: [[a, b], ...]``), each pair of two different ones."""
+        name = join(where, key)
+        v = m.get(key)
+        if v is None:
+            return ()
+        if not isinstance(v, YList):
+            self.err(m.lines[key], f"'{name}' must be a list of pairs such as [[a, b]], found {describe(v)}")
+            return ()
+        out = []
+        for i, item in enumerate(v):
+            texts = [no_controls(t).strip() for t in item if isinstance(t, str)] if isinstance(item, YList) else []
+            if len(texts) != 2 or len(item) != 2 or not all(texts) or texts[0] == texts[1]:
+                self.err(v.lines[i], f"'{name}[{i}]' must be a pair of two different record ids such as "
+                                     f"['arxiv:2401.01234', 'doi:10.1000/x'], found {describe(item)}")
+                continue
+            out.append((texts[0], texts[1]))
+        return tuple(out)
+
     def date(self, m: YMap, key: str, where: str) -> str | None:
         """A YAML date or timestamp as an ISO 8601 UTC timestamp."""
         value = m.get(key)
@@ -212,6 +231,8 @@ def read_key(ck: Checker, m: YMap, key: Key, where: str) -> Any:  # noqa: ANN401
         return None if m.get(name) is None else ck.one_arxiv_id(m[name], join(where, name), m.lines[name])
     if t == "date":
         return ck.date(m, name, where)
+    if t == "pairs":
+        return ck.pairs(m, name, where)
     if t == "mapping":
         found = ck.get(m, name, where, YMap, key.expect or "a mapping")
         return None if found is None else dict(found)

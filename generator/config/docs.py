@@ -20,6 +20,7 @@ _TYPE_NAMES = {
     "text": "text", "int": "whole number", "number": "number", "bool": "true/false", "texts": "list of text",
     "categories": "list of arXiv subjects", "arxiv_ids": "list of arXiv ids", "arxiv_id": "arXiv id",
     "date": "date", "mapping": "mapping", "section": "mapping", "sources": "list of sources",
+    "pairs": "list of pairs",
 }
 _ALLOWED = {
     "categories": "arXiv subject codes such as cs.LG (one code alone is a list of one)",

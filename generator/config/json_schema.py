@@ -90,6 +90,9 @@ def _type_schema(key: Key) -> dict[str, Any]:  # noqa: PLR0911 - one return per 
         return {"type": "string", "pattern": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}"}
     if t == "mapping":
         return {"type": "object"}
+    if t == "pairs":
+        text = {"type": "string", "pattern": NOT_BLANK}
+        return {"type": "array", "items": {"type": "array", "items": text, "minItems": 2, "maxItems": 2}}
     if t == "section":
         return table_schema(key.table)  # type: ignore[arg-type]
     if t == "sources":

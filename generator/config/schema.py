@@ -23,7 +23,7 @@ SCHEMA_DIR = "docs/schema"      # where a site keeps the JSON Schema files, rela
 
 # The value types a row can have; json_schema and docs describe each of them.
 TYPES = ("text", "int", "number", "bool", "texts", "categories", "arxiv_ids", "arxiv_id", "date",
-         "mapping", "section", "sources")
+         "mapping", "section", "sources", "pairs")
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +82,7 @@ TEMPLATE_PATTERN = r"[a-z0-9_-]+\.html"
 SLUG_PATTERN = r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?"
 ORCID_PATTERN = r"(?:https?://orcid\.org/)?([0-9]{4}-[0-9]{4}-[0-9]{4}-[0-9]{3}[0-9X])"
 ARXIV_AUTHOR_ID = r"[a-z0-9_]{2,64}"
+CITATIONS_PATTERN = r"openalex"
 EMAIL_PATTERN = r"[^@\s\"'<>]+@[^@\s\"'<>]+\.[A-Za-z]{2,}"
 BASE_URL_PATTERN = r"(?:/(?!/)|[Hh][Tt][Tt][Pp][Ss]?://).*"
 # A folder inside the site: not absolute, '~', '.', '..', a Windows path, or one of the site's own folders.
@@ -156,6 +157,10 @@ SITE = Table("site.yaml", (
         check=_matches(CNAME_PATTERN), expect="a domain name such as example.org", pattern=CNAME_PATTERN),
     Key("paginate", "int", "records on one subject page before it continues on page/2/",
         default=50, lo=5, hi=10000),
+    Key("citations", "text", "show each record's citation count from this source, with the date it was "
+        "fetched, on author pages and in CSL-JSON (never in BibTeX); off when absent",
+        check=_matches(CITATIONS_PATTERN), expect="'openalex' (the only source of citation counts)",
+        pattern=CITATIONS_PATTERN),
     Key("feed_size", "int", "entries in each Atom feed, author, subject and site: the newest N",
         default=50, lo=1, hi=10000),
     Key("fetch", "section", "how sources are fetched", table=FETCH),
@@ -196,6 +201,9 @@ AUTHOR = Table("author file", (
     Key("include", "arxiv_ids", "arXiv ids always kept, whatever the filters say (quote them)", default=()),
     Key("exclude", "arxiv_ids", "arXiv ids never shown, e.g. a namesake's (quote them)", default=()),
     Key("filters", "section", "which fetched records are kept", table=FILTERS),
+    Key("separate", "pairs", "pairs of records wrongly merged into one, to keep apart ('authorsite review' "
+        "shows each merge and its reason)", default=(),
+        expect="a list of pairs such as [['arxiv:2401.01234', 'doi:10.1145/3299869.3319893']]"),
     Key("template", "text", "the template that renders this author's page", default="author.html",
         check=_matches(TEMPLATE_PATTERN), expect="a template file name such as author.html",
         pattern=TEMPLATE_PATTERN),

@@ -11,8 +11,8 @@ from generator.errors import SiteError
 from generator.yamlfile import YFloat, parse_yaml
 from helpers import make_project  # tests/ is on sys.path (tests/conftest.py)
 
-AUTHOR_KEYS = "name, affiliation, links, bio, aliases, sources, include, exclude, filters, template"
-SITE_KEYS = ("title, description, base_url, language, theme, output_dir, contact, cname, paginate, feed_size, fetch, "
+AUTHOR_KEYS = "name, affiliation, links, bio, aliases, sources, include, exclude, filters, separate, template"
+SITE_KEYS = ("title, description, base_url, language, theme, output_dir, contact, cname, paginate, citations, feed_size, fetch, "
              "extra")
 
 
