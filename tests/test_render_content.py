@@ -69,7 +69,7 @@ def test_data_json_is_a_small_index_of_the_authors(demo) -> None:  # noqa: ANN00
     base = load_site(demo.root).base_url
     data = json.loads((demo.out / "data.json").read_text())
     assert set(data) == {"title", "authors"}
-    assert [a["slug"] for a in data["authors"]] == ["bin-cui", "bingning-wang"]
+    assert [a["slug"] for a in data["authors"]] == ["bin-cui", "bingning-wang", "jane-doe"]
     for a in data["authors"]:
         assert set(a) == {"name", "slug", "records", "url", "publications", "feed"}
         page = (demo.out / f"authors/{a['slug']}/index.html").read_text()

@@ -18,6 +18,7 @@ from helpers import GOLDEN
 
 CASES = {
     "bin-cui.html": "authors/bin-cui/index.html",
+    "jane-doe.html": "authors/jane-doe/index.html",   # records merged across arXiv and DBLP (issue 14)
     "subject-cs.CL.html": "subjects/cs.CL/index.html",
     "bin-cui-feed.xml": "authors/bin-cui/feed.xml",
     "site-feed.xml": "feed.xml",
