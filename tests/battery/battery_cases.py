@@ -76,7 +76,7 @@ CASES: dict[str, list[str]] = {
     # ---------------------------------------------------------------- B: feed content
     "B1": _hazard("mismatched-tags.xml"),
     "B2": _hazard("truncated.xml"),
-    "B3": _hazard("html-error-page.html") + [f"{HAZ}[html-503.html]", FCLI + "test_failed_fetch_keeps_the_cache_and_strict_exits_3"],
+    "B3": _hazard("html-error-page.html") + [f"{HAZ}[html-503.html]", FCLI + "test_failed_fetch_keeps_the_cache_and_exits_3"],
     "B4": _hazard("empty-body.bin") + _hazard("whitespace-body.txt") + _hazard("xml-declaration-only.xml"),
     "B5": _hazard("rate-exceeded.txt") + [FAULTS + "test_transient_fault_then_success_updates_the_cache"],
     "B6": _hazard("billion-laughs.xml") + [FCLI + "test_entity_bombs_are_refused_under_a_memory_limit[billion-laughs.xml]"],
@@ -133,7 +133,7 @@ CASES: dict[str, list[str]] = {
            HTTP + "test_retry_after_seconds_and_http_date", FAULTS + "test_503_with_retry_after_then_success"],
     "C6": [HTTP + "test_429_with_retry_after_above_the_cap_gives_up_at_once",
            FAULTS + "test_429_beyond_the_cap_keeps_the_cache_and_says_why",
-           FCLI + "test_failed_fetch_keeps_the_cache_and_strict_exits_3", "tests/test_workflows.py::test_publish_workflow"],
+           FCLI + "test_failed_fetch_keeps_the_cache_and_exits_3", "tests/test_workflows.py::test_publish_workflow"],
     "C7": [HTTP + "test_throttling_and_server_errors_are_retried[406]"],
     "C8": [HTTP + "test_slow_drip_is_cut_by_the_overall_deadline", HTTP + "test_dripped_headers_are_cut_by_the_overall_deadline",
            FAULTS + "test_slow_drip_keeps_the_cache"],
