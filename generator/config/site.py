@@ -45,6 +45,7 @@ class SiteConfig:
     cname: str | None = SITE.default("cname")
     paginate: int = SITE.default("paginate")
     feed_size: int = SITE.default("feed_size")
+    authors_shown: int = SITE.default("authors_shown")
     fetch: FetchPolicy = FetchPolicy()
     extra: Mapping[str, Any] = field(default_factory=dict)
     authors: tuple[AuthorConfig, ...] = ()
