@@ -81,8 +81,10 @@ def record_partials(env: jinja2.Environment, site: SiteModel) -> dict[str, Parti
     }
 
 
-def author_jsonld(urls: Urls, names: Mapping[str, str], taxonomy: Taxonomy, a: Author) -> dict[str, Any]:
-    """schema.org Person with sameAs links, and a ScholarlyArticle per record."""
+def author_jsonld(urls: Urls, names: Mapping[str, str], taxonomy: Taxonomy, a: Author,
+                  shown: tuple[int, Mapping[str, str]] = (10, {})) -> dict[str, Any]:
+    """schema.org Person with sameAs links, and a ScholarlyArticle per record, naming the authors
+    the page shows (``shown``: the site's bound and profiled people, see generator.byline)."""
     person: dict[str, Any] = {"@type": "Person", "@id": urls.abs_url_for("author", a.slug) + "#person",
                               "name": a.name, "url": urls.abs_url_for("author", a.slug)}
     if a.affiliation:
@@ -90,16 +92,17 @@ def author_jsonld(urls: Urls, names: Mapping[str, str], taxonomy: Taxonomy, a: A
     same = [link.url for link in a.links if link.kind != "email"]
     if same:
         person["sameAs"] = same
-    works = [_work_jsonld(r, person["@id"], names, taxonomy) for r in a.records]
+    works = [_work_jsonld(r, person["@id"], names, taxonomy, shown) for r in a.records]
     return {"@context": "https://schema.org", "@graph": [person, *works]}
 
 
-def _work_jsonld(r: Record, person_id: str, names: Mapping[str, str], taxonomy: Taxonomy) -> dict[str, Any]:
+def _work_jsonld(r: Record, person_id: str, names: Mapping[str, str], taxonomy: Taxonomy,
+                 shown: tuple[int, Mapping[str, str]]) -> dict[str, Any]:
     w: dict[str, Any] = {"@type": "ScholarlyArticle", "name": tex_to_text(r.title), "url": r.link}
     if r.published or r.year:
         w["datePublished"] = r.published[:10] if r.published else str(r.year)
     if r.authors:
-        w["author"] = [{"@type": "Person", "name": p.name} for p in r.authors]
+        w["author"] = [{"@type": "Person", "name": n} for n in byline.shown_names(r.authors, *shown)]
     else:
         w["author"] = {"@id": person_id}
     if r.doi_url:
@@ -174,7 +177,8 @@ def template_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonom
         "byline": functools.partial(_byline, partials["person"], site.authors_shown, site.people),
         "records_html": partials["record_html"].many, "records_brief": partials["record_brief"].many,
         "feed_entries": partials["feed_entry"].many,
-        "author_jsonld": functools.partial(author_jsonld, urls, names, taxonomy),
+        "author_jsonld": functools.partial(author_jsonld, urls, names, taxonomy,
+                                           shown=(site.authors_shown, site.people)),
         "authors_by_slug": site.author_by_slug, "tex": tex_to_html, "tex_text": tex_to_text,
         "entry_updated": entry_updated, "nav_pages": [p for p in site.pages if p.in_nav], "by_year": by_year,
     }
