@@ -136,10 +136,12 @@ class Byline:
 def _byline(person: Partial, limit: int, people: Mapping[str, str], r: Record, affiliations: bool = True) -> Byline:
     """A record's bounded byline: one filter call per record instead of a template loop per name
     (the largest cost of a record's partial); each name's partial is kept by value."""
-    shown, affs = byline.shown_authors(r.authors, limit, people, affiliations)
-    small = person.small
+    small, authors = person.small, r.authors
+    if len(authors) <= limit and not (affiliations and any(p.affiliations for p in authors)):
+        return Byline(Markup(", ".join([small(p.name, "", "") for p in authors])), (), "")   # the usual case
+    shown, affs = byline.shown_authors(authors, limit, people, affiliations)
     names = ", ".join([("… " if s.gap and s.index else "") + small(s.person.name, s.marks, s.position) for s in shown])
-    rest = len(r.authors) - len(shown)
+    rest = len(authors) - len(shown)
     return Byline(Markup(names), affs, f"{rest:,}" if rest else "")
 
 

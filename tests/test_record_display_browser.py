@@ -85,7 +85,7 @@ CHANGED = [routes.author("jane-doe").path, routes.author("john-roe").path, route
 def test_changed_pages_pass_vnu(sites: dict[str, Path]) -> None:
     require_node_tools()
     root = sites["samples"]
-    errors = run_vnu([root / rel for rel in CHANGED])
+    errors = run_vnu([root / rel for rel in CHANGED] + [root / routes.static("style.css").path], css=True)
     assert not errors, "\n".join(format_vnu(m, root) for m in errors)
 
 
