@@ -43,7 +43,7 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy) -> SiteModel:
         language=config.language, authors=authors, subjects=_subjects(authors, taxonomy), pages=pages,
         record_authors={k: tuple(v) for k, v in record_authors.items()}, paginate=config.paginate,
         cname=config.cname, extra=config.extra, people=people,
-        feed_size=config.feed_size,
+        feed_size=config.feed_size, authors_shown=config.authors_shown,
     )
 
 
@@ -70,7 +70,8 @@ def sort_newest_first(records: Iterable[Record]) -> list[Record]:
 
 def _assemble_author(a: AuthorConfig, store: Store, tax: Taxonomy, citations: str | None) -> Author:
     records = sort_newest_first(_cited(merge_records(kept_records(a, store), a.separate), citations))
-    subj = Counter(code for r in records for code in r.subjects[:1])
+    # Every subject of a record (primary and cross-lists), as the page's filter counts them (issue 15).
+    subj = Counter(code for r in records for code in dict.fromkeys(r.subjects))
     years = Counter(r.year for r in records if r.year)
     return Author(
         slug=a.slug, name=a.name, affiliation=a.affiliation, bio_html=markdown_to_html(a.bio) if a.bio else "",

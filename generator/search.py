@@ -36,11 +36,12 @@ import threading
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from markupsafe import escape
 
 from generator import routes
+from generator.byline import shown_names
 from generator.errors import SiteError
 from generator.latex import tex_to_text
 from generator.model import Author, Page, Record, SiteModel
@@ -95,9 +96,10 @@ def indexed_records(site: SiteModel) -> dict[str, tuple[Record, ...]]:
     return {a.slug: tuple(r for r in a.records if first.get(r.key, a.slug) == a.slug) for a in site.authors}
 
 
-def author_document(a: Author, records: Sequence[Record], language: str) -> str:
+def author_document(a: Author, records: Sequence[Record], language: str, shown: int = 10,
+                    people: Mapping[str, str] | None = None) -> str:
     """The HTML Pagefind indexes for an author's page (see the module docstring): the author,
-    and ``records`` (``indexed_records``)."""
+    and ``records`` (``indexed_records``), each with the names its page shows (generator.byline)."""
     e = escape
     out = [_head(a.name, language), f"<h1>{e(a.name)}</h1>"]
     if a.affiliation:
@@ -108,7 +110,7 @@ def author_document(a: Author, records: Sequence[Record], language: str) -> str:
         ids = [f"arXiv:{r.arxiv_id}" if r.arxiv_id else "", r.doi or "", r.journal_ref or "", str(r.year or ""),
                *r.subjects]
         out.append(f'<h3 id="{e(r.anchor)}">{e(tex_to_text(r.title))}</h3>'
-                   f"<p>{e(', '.join(p.name for p in r.authors))}</p><p>{e(' '.join(x for x in ids if x))}</p>")
+                   f"<p>{e(', '.join(shown_names(r.authors, shown, people or {})))}</p><p>{e(' '.join(x for x in ids if x))}</p>")
         if r.comment:
             out.append(f"<p>{e(r.comment)}</p>")
         if r.abstract:
@@ -147,7 +149,8 @@ def shard_tasks(site: SiteModel, shards: Sequence[Shard]) -> list[FolderTask]:
     language = site.language or "en"
     tasks = []
     for shard in shards:
-        docs = [(routes.author(slug).path, functools.partial(author_document, authors[slug], records[slug], language))
+        docs = [(routes.author(slug).path, functools.partial(author_document, authors[slug], records[slug], language,
+                                                       site.authors_shown, site.people))
                 for slug in shard.authors]
         docs += [(routes.page(name).path, functools.partial(page_document, pages[name], language))
                  for name in shard.pages]

@@ -10,11 +10,13 @@ function of the site, bound with ``functools.partial``: no markup is written in 
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 import jinja2
 from markupsafe import Markup
 
+from generator import byline
 from generator.filters import normalize_name
 from generator.latex import tex_to_html, tex_to_text
 from generator.model import Author, Record, SiteModel
@@ -75,12 +77,14 @@ def record_partials(env: jinja2.Environment, site: SiteModel) -> dict[str, Parti
         "record_brief": Partial(env, "partials/record_brief.html"),
         "feed_entry": Partial(env, "partials/feed_entry.xml"),
         "chip": Partial(env, "partials/chip.html", ("code", "primary")),
-        "person": Partial(env, "partials/person.html", ("name",)),
+        "person": Partial(env, "partials/person.html", ("name", "marks", "position")),
     }
 
 
-def author_jsonld(urls: Urls, names: Mapping[str, str], taxonomy: Taxonomy, a: Author) -> dict[str, Any]:
-    """schema.org Person with sameAs links, and a ScholarlyArticle per record."""
+def author_jsonld(urls: Urls, names: Mapping[str, str], taxonomy: Taxonomy, a: Author,
+                  shown: tuple[int, Mapping[str, str]] = (10, {})) -> dict[str, Any]:
+    """schema.org Person with sameAs links, and a ScholarlyArticle per record, naming the authors
+    the page shows (``shown``: the site's bound and profiled people, see generator.byline)."""
     person: dict[str, Any] = {"@type": "Person", "@id": urls.abs_url_for("author", a.slug) + "#person",
                               "name": a.name, "url": urls.abs_url_for("author", a.slug)}
     if a.affiliation:
@@ -88,16 +92,17 @@ def author_jsonld(urls: Urls, names: Mapping[str, str], taxonomy: Taxonomy, a: A
     same = [link.url for link in a.links if link.kind != "email"]
     if same:
         person["sameAs"] = same
-    works = [_work_jsonld(r, person["@id"], names, taxonomy) for r in a.records]
+    works = [_work_jsonld(r, person["@id"], names, taxonomy, shown) for r in a.records]
     return {"@context": "https://schema.org", "@graph": [person, *works]}
 
 
-def _work_jsonld(r: Record, person_id: str, names: Mapping[str, str], taxonomy: Taxonomy) -> dict[str, Any]:
+def _work_jsonld(r: Record, person_id: str, names: Mapping[str, str], taxonomy: Taxonomy,
+                 shown: tuple[int, Mapping[str, str]]) -> dict[str, Any]:
     w: dict[str, Any] = {"@type": "ScholarlyArticle", "name": tex_to_text(r.title), "url": r.link}
     if r.published or r.year:
         w["datePublished"] = r.published[:10] if r.published else str(r.year)
     if r.authors:
-        w["author"] = [{"@type": "Person", "name": p.name} for p in r.authors]
+        w["author"] = [{"@type": "Person", "name": n} for n in byline.shown_names(r.authors, *shown)]
     else:
         w["author"] = {"@id": person_id}
     if r.doi_url:
@@ -114,13 +119,30 @@ def _chip(chip: Partial, code: str, primary: bool = False) -> Markup:
 
 
 def _person(person: Partial, name: str) -> Markup:
-    return person.small(name)
+    return person.small(name, "", "")
 
 
-def _byline(person: Partial, r: Record) -> Markup:
-    """A record's authors, each through partials/person.html, separated by a comma: one filter
-    call per record instead of a template loop per name (the largest cost of a record's partial)."""
-    return Markup(", ".join([person.small(p.name) for p in r.authors]))
+@dataclass(frozen=True, slots=True)
+class Byline:
+    """What a record's partial shows of its authors (generator.byline): the names, each through
+    partials/person.html and separated by a comma ("…" where names were left out), the
+    affiliations they cite, numbered from 1, and how many names are not shown ("" if none)."""
+
+    names: Markup
+    affiliations: tuple[str, ...]
+    more: str
+
+
+def _byline(person: Partial, limit: int, people: Mapping[str, str], r: Record, affiliations: bool = True) -> Byline:
+    """A record's bounded byline: one filter call per record instead of a template loop per name
+    (the largest cost of a record's partial); each name's partial is kept by value."""
+    small, authors = person.small, r.authors
+    if len(authors) <= limit and not (affiliations and any(p.affiliations for p in authors)):
+        return Byline(Markup(", ".join([small(p.name, "", "") for p in authors])), (), "")   # the usual case
+    shown, affs = byline.shown_authors(authors, limit, people, affiliations)
+    names = ", ".join([("… " if s.gap and s.index else "") + small(s.person.name, s.marks, s.position) for s in shown])
+    rest = len(authors) - len(shown)
+    return Byline(Markup(names), affs, f"{rest:,}" if rest else "")
 
 
 def _chips(chip: Partial, r: Record) -> Markup:
@@ -135,11 +157,11 @@ def template_filters(env_globals: Mapping[str, Any]) -> dict[str, Any]:
     """The helpers a record's partials call on every record, also as filters (``r.title|tex``,
     ``p.name|person``, ``code|chip(true)``): Jinja calls a filter directly, a global function
     through ``Context.call``, which was a tenth of the cost of rendering a record."""
-    names = ("tex", "tex_text", "subject_name", "listed_by", "entry_updated")
+    names = ("tex", "tex_text", "subject_name", "listed_by", "entry_updated", "byline")
     chip, person = env_globals["chip"], env_globals["person"]
     return {**{n: env_globals[n] for n in names}, "chip": functools.partial(_chip, chip),
-            "person": functools.partial(_person, person), "byline": functools.partial(_byline, person),
-            "chips": functools.partial(_chips, chip)}
+            "person": functools.partial(_person, person), "chips": functools.partial(_chips, chip),
+            "class_terms": byline.class_terms, "comment_parts": byline.comment_parts}
 
 
 def template_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> dict[str, Any]:
@@ -154,9 +176,11 @@ def template_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonom
         "subject_name": functools.partial(subject_name, names, taxonomy),
         "listed_by": functools.partial(listed_by, site.record_authors),
         **partials,
+        "byline": functools.partial(_byline, partials["person"], site.authors_shown, site.people),
         "records_html": partials["record_html"].many, "records_brief": partials["record_brief"].many,
         "feed_entries": partials["feed_entry"].many,
-        "author_jsonld": functools.partial(author_jsonld, urls, names, taxonomy),
+        "author_jsonld": functools.partial(author_jsonld, urls, names, taxonomy,
+                                           shown=(site.authors_shown, site.people)),
         "authors_by_slug": site.author_by_slug, "tex": tex_to_html, "tex_text": tex_to_text,
         "entry_updated": entry_updated, "nav_pages": [p for p in site.pages if p.in_nav], "by_year": by_year,
     }

@@ -163,6 +163,9 @@ SITE = Table("site.yaml", (
         pattern=CITATIONS_PATTERN),
     Key("feed_size", "int", "entries in each Atom feed, author, subject and site: the newest N",
         default=50, lo=1, hi=10000),
+    Key("authors_shown", "int", "names shown in a record's author list on the pages (profiled authors"
+        " of the site always show, the rest as 'and N more'); exports keep every author",
+        default=10, lo=1, hi=10000),
     Key("fetch", "section", "how sources are fetched", table=FETCH),
     Key("extra", "mapping", "free values for your own templates (site.extra.NAME)", default={}),
 ), help="The site: one file at the root of the site folder.")

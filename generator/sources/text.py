@@ -27,7 +27,7 @@ TITLE_CAP = 2_000
 ABSTRACT_CAP = 20_000
 FIELD_CAP = 2_000          # comment, journal reference
 NAME_CAP = 300             # one author name or affiliation
-MAX_AUTHORS = 500
+MAX_AUTHORS = 10_000       # above the largest real lists (5,154 names); pages bound the display
 MAX_TERMS = 50
 ET_AL = "et al."
 

@@ -218,7 +218,8 @@ def test_absurd_sizes_are_capped() -> None:
     (r,) = one(entry_xml("2401.01234", title="T" * 200_000, summary="S " * 50_000, authors=authors)).records
     assert len(r.title) == 2_000 and r.title.endswith("…")
     assert len(r.abstract) <= 20_000
-    assert len(r.authors) == 501 and r.authors[-1].name == "et al." and r.authors[0].name == "Author 0"
+    # Authors are kept up to 10,000 (issue 15; tests/test_record_display.py checks the bound itself).
+    assert len(r.authors) == 600 and r.authors[-1].name == "Author 599" and r.authors[0].name == "Author 0"
 
 
 def test_missing_title_and_title_zero() -> None:

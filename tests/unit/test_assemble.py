@@ -166,11 +166,13 @@ def test_subject_index_skips_codes_that_are_not_arxiv_categories() -> None:
     assert [s.code for s in model.subjects] == ["math.AP"]
 
 
-def test_author_subjects_count_primary_subject_only() -> None:
+def test_author_subjects_count_cross_lists_as_the_filter_does() -> None:
+    # issue 15 item 9: a chip counts every record the page's filter shows for it, cross-lists
+    # included, and a subject only cross-listed has a chip too.
     a = author("ada", rec("x", subjects=("cs.DB", "cs.LG")), rec("y", subjects=("cs.DB",)),
-               rec("z", subjects=("cs.LG",)))
+               rec("z", subjects=("cs.LG",)), rec("w", subjects=("cs.DB", "math.ST")))
     [ada] = assemble(site(a), Store(), load_taxonomy()).authors
-    assert ada.subjects == (("cs.DB", 2), ("cs.LG", 1))
+    assert ada.subjects == (("cs.DB", 3), ("cs.LG", 2), ("math.ST", 1))
 
 
 def test_people_index_links_names_and_aliases() -> None:
