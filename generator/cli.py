@@ -97,6 +97,18 @@ def build(ctx: click.Context, base_url: str | None, output: Path | None, strict:
         return
     log.info("built %d files (%.1f MB written) for %d authors, %d records, %d subjects in %.2f s -> %s",
              res.files, res.bytes / 1e6, res.authors, res.records, res.subjects, res.seconds, res.out_dir)
+    _report_size(res.out_dir)
+
+
+def _report_size(out_dir: Path) -> None:
+    """The whole output's size, and a warning past GitHub Pages' limit (generator.sitesize)."""
+    from generator.sitesize import limit_warning, measure
+
+    size = measure(out_dir)
+    log.info("output: %s", size.describe())
+    warning = limit_warning(size, out_dir.name)
+    if warning:
+        log.warning("%s", warning)
 
 
 @cli.command()

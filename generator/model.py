@@ -214,7 +214,7 @@ class SiteModel:
     cname: str | None
     extra: Mapping[str, Any] = field(default_factory=dict)
     people: Mapping[str, str] = field(default_factory=dict)  # normalised name -> profiled author slug
-    feed_size: int = 50        # entries of each Atom feed (author, subject, site): the newest
+    feed_size: int = 20        # entries of each Atom feed (author, subject, site): the newest
 
     @property
     def author_by_slug(self) -> dict[str, Author]:

@@ -157,7 +157,7 @@ SITE = Table("site.yaml", (
     Key("paginate", "int", "records on one subject page before it continues on page/2/",
         default=50, lo=5, hi=10000),
     Key("feed_size", "int", "entries in each Atom feed, author, subject and site: the newest N",
-        default=50, lo=1, hi=10000),
+        default=20, lo=1, hi=10000),
     Key("fetch", "section", "how sources are fetched", table=FETCH),
     Key("extra", "mapping", "free values for your own templates (site.extra.NAME)", default={}),
 ), help="The site: one file at the root of the site folder.")
