@@ -58,6 +58,17 @@ def run_check(root: Path) -> tuple[list[str], list[str]]:
     out = config.output_path
     if (out / "index.html").is_file():
         problems.extend(str(b) for b in check_links(out, config.base_url))
+        warnings.extend(_size_warnings(out, config.output_dir))
     else:
         log.info("note: %s/ is not built yet; run 'authorsite build' to check its links", config.output_dir)
     return problems, warnings
+
+
+def _size_warnings(out: Path, name: str) -> list[str]:
+    """The built site's size (logged), and a warning past GitHub Pages' 1 GB (generator.sitesize)."""
+    from generator.sitesize import limit_warning, measure
+
+    size = measure(out)
+    log.info("%s/: %s", name, size.describe())
+    warning = limit_warning(size, name)
+    return [warning] if warning else []

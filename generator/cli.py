@@ -99,6 +99,18 @@ def build(ctx: click.Context, base_url: str | None, output: Path | None, strict:
     log.info("built %d files (%.1f MB written) for %s, %s, %s in %.2f s -> %s", res.files, res.bytes / 1e6,
              plural(res.authors, "author"), plural(res.records, "record"), plural(res.subjects, "subject"),
              res.seconds, res.out_dir)
+    _report_size(res.out_dir)
+
+
+def _report_size(out_dir: Path) -> None:
+    """The whole output's size, and a warning past GitHub Pages' limit (generator.sitesize)."""
+    from generator.sitesize import limit_warning, measure
+
+    size = measure(out_dir)
+    log.info("output: %s", size.describe())
+    warning = limit_warning(size, out_dir.name)
+    if warning:
+        log.warning("%s", warning)
 
 
 @cli.command()

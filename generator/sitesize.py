@@ -1,0 +1,51 @@
+"""The size of a built site, against where it is published.
+
+GitHub Pages refuses a published site over 1 GB (its documented limit; the deploy-pages
+action fails the deployment). The build prints the size of what it wrote, warns past the
+limit, and ``check`` reports it, so a growing site is told before a deployment fails.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+PAGES_LIMIT_BYTES = 1_000_000_000   # GitHub Pages: "Published GitHub Pages sites may be no larger than 1 GB"
+
+
+@dataclass(frozen=True, slots=True)
+class SiteSize:
+    files: int
+    bytes: int
+
+    @property
+    def over_limit(self) -> bool:
+        return self.bytes > PAGES_LIMIT_BYTES
+
+    def describe(self) -> str:
+        return f"{self.bytes / 1e6:,.1f} MB in {self.files:,} files"
+
+
+def measure(out_dir: Path) -> SiteSize:
+    """Files and bytes under ``out_dir`` (regular files only; links are not followed)."""
+    files = size = 0
+    stack = [str(out_dir)]
+    while stack:
+        with os.scandir(stack.pop()) as it:
+            for entry in it:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                elif entry.is_file(follow_symlinks=False):
+                    files += 1
+                    size += entry.stat(follow_symlinks=False).st_size
+    return SiteSize(files, size)
+
+
+def limit_warning(size: SiteSize, out_dir: str) -> str | None:
+    """The warning for a site GitHub Pages would refuse, or None."""
+    if not size.over_limit:
+        return None
+    return (f"{out_dir}/ is {size.bytes / 1e9:.2f} GB, over GitHub Pages' 1 GB limit for a published site: "
+            "the deployment would fail. Lower feed_size in site.yaml, leave out old records with an author's "
+            "filters (since: YEAR), or publish somewhere without that limit")
