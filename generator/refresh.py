@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from generator import cache
 from generator.config import AuthorConfig, SiteConfig, Source
 from generator.model import Record
-from generator.refresh_match import AuthorTerm, author_terms, may_belong
+from generator.refresh_match import AuthorTerm, RecordIndex, author_terms
 from generator.sources.registry import FetchContext, kind_of
 from generator.store import Store
 
@@ -158,17 +158,16 @@ def plan_units(items: Sequence[Item], pack: Callable[[list[Item]], list[list[Ite
     return sorted(units, key=lambda u: u.oldest)
 
 
-def new_for(item: Item, records: Sequence[Record]) -> tuple[Record, ...]:
-    """The batch's records that are new to this item's cache (or a newer version) and may be its."""
+def new_for(item: Item, index: RecordIndex) -> tuple[Record, ...]:
+    """The batch's records that may belong to this item and are new to its cache (or a newer version)."""
     known = dict(item.known)
     out = []
-    for r in records:
+    for r in index.may_belong(item.terms):
         if r.key in known:
             old = known[r.key]
             if old is None or r.version is None or r.version <= old:
                 continue
-        if may_belong(item.terms, r):
-            out.append(r)
+        out.append(r)
     return tuple(out)
 
 
@@ -280,8 +279,9 @@ class _Run:
                         self.left.append(self._name(item))
             return
         self.results.append(self._batch_row(unit, found.requests, None))
+        index = RecordIndex(found.records)
         for item in unit.items:
-            if found.reached and not new_for(item, found.records):
+            if found.reached and not new_for(item, index):
                 self.results.append(self._covered(item))
                 self.state[item.state_key] = stamp
             elif self._affords(1):

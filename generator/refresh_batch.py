@@ -24,7 +24,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable, Sequence, TypeVar
-from urllib.parse import urlencode
+from urllib.parse import quote_plus, urlencode
 
 from generator.config import FetchPolicy
 from generator.model import Record
@@ -60,15 +60,20 @@ def batch_url(endpoint: str, query: str, start: int, size: int) -> str:
 def pack(items: Sequence[T], query_of: Callable[[T], str], endpoint: str, size: int,
          limit: int = MAX_URL) -> list[list[T]]:
     """Consecutive groups of ``items`` whose batched URL (at the largest ``start``) fits ``limit``.
-    An item too long on its own gets a group of its own."""
+    An item too long on its own gets a group of its own. (Lengths add up: urlencode quotes each
+    ``(q)`` and each `` OR `` on its own terms.)"""
+    base = len(batch_url(endpoint, "", 99999, size))
+    joiner = len(quote_plus(" OR "))
     groups: list[list[T]] = []
     current: list[T] = []
+    length = base
     for item in items:
-        trial = [*current, item]
-        if current and len(batch_url(endpoint, batch_query([query_of(x) for x in trial]), 99999, size)) > limit:
+        piece = len(quote_plus(f"({query_of(item)})"))
+        if current and length + joiner + piece > limit:
             groups.append(current)
-            trial = [item]
-        current = trial
+            current, length = [], base
+        length += piece + (joiner if current else 0)
+        current.append(item)
     if current:
         groups.append(current)
     return groups

@@ -121,33 +121,73 @@ def _author_term(value: str) -> AuthorTerm | None:
     return AuthorTerm(words=words)
 
 
-def _name_words(name: str) -> frozenset[str]:
+def name_words(name: str) -> frozenset[str]:
+    """The words of one author name as arXiv indexes them, plus the parts of hyphenated ones."""
     words = fold(name).split()
     return frozenset(words) | frozenset(p for w in words for p in w.split("-") if p)
 
 
 def _word_matches(word: str, names: frozenset[str], prefix: bool = False) -> bool:
+    if word in names:
+        return True
+    wild = "*" in word or "?" in word
     for n in names:
-        if word == n or fnmatch.fnmatchcase(n, word):
-            return True
-        if prefix and n.startswith(word):
+        if (wild and fnmatch.fnmatchcase(n, word)) or (prefix and n.startswith(word)):
             return True
         if (len(n) == 1 or len(word) == 1) and n[0] == word[0]:
             return True                      # an initial on either side
     return False
 
 
-def term_matches(term: AuthorTerm, name: str) -> bool:
-    """Could arXiv match this au: term against this one author name? (Never no where arXiv says yes.)"""
-    names = _name_words(name)
+def term_matches(term: AuthorTerm, names: frozenset[str]) -> bool:
+    """Could arXiv match this au: term against one author with these ``name_words``?
+    (Never no where arXiv says yes.)"""
     if term.surname is not None:
         return _word_matches(term.surname, names) and all(_word_matches(w, names, prefix=True) for w in term.words)
     return all(_word_matches(w, names) for w in term.words)
 
 
+class RecordIndex:
+    """The records of one batched answer, by the words of their authors' names, so that finding the
+    records that may belong to each of a thousand queries does not compare every pair."""
+
+    def __init__(self, records: Sequence[Record]) -> None:
+        self.records = tuple(records)
+        self.names: list[tuple[frozenset[str], ...]] = []
+        self.open: set[int] = set()          # authors cut short: may belong to anyone
+        self.by_word: dict[str, set[int]] = {}
+        self.by_letter: dict[str, set[int]] = {}
+        self.by_initial: dict[str, set[int]] = {}
+        for i, r in enumerate(self.records):
+            people = tuple(name_words(p.name) for p in r.authors)
+            self.names.append(people)
+            if not people or any(p.name == ET_AL for p in r.authors):
+                self.open.add(i)
+            for words in people:
+                for w in words:
+                    self.by_word.setdefault(w, set()).add(i)
+                    self.by_letter.setdefault(w[0], set()).add(i)
+                    if len(w) == 1:
+                        self.by_initial.setdefault(w, set()).add(i)
+
+    def _candidates(self, word: str) -> set[int]:
+        """Records with a name word that ``word`` may match: itself or an initial; for an initial or a
+        pattern (never starting with a wildcard, see author_terms), any word with its first letter."""
+        if len(word) > 1 and "*" not in word and "?" not in word:
+            return self.by_word.get(word, set()) | self.by_initial.get(word[0], set())
+        return self.by_letter.get(word[:1], set())
+
+    def may_belong(self, terms: Sequence[AuthorTerm]) -> list[Record]:
+        """The records that could be results of a query with these au: terms, in answer order."""
+        found = set(self.open)
+        for t in terms:
+            anchor = t.surname if t.surname is not None else (t.words[0] if t.words else "")
+            for i in self._candidates(anchor) - found:
+                if any(term_matches(t, words) for words in self.names[i]):
+                    found.add(i)
+        return [self.records[i] for i in sorted(found)]
+
+
 def may_belong(terms: Sequence[AuthorTerm], record: Record) -> bool:
     """Could ``record`` be a result of the query whose au: terms are ``terms``?"""
-    names = [p.name for p in record.authors]
-    if not names or ET_AL in names:
-        return True                          # authors cut short: we cannot rule it out
-    return any(term_matches(t, n) for t in terms for n in names)
+    return bool(RecordIndex([record]).may_belong(terms))
