@@ -12,8 +12,11 @@ is only ever AND-ed (``au:"A" AND cat:cs.DB``) and there is no ANDNOT. Anything 
 Name matching follows arXiv's author index (reference/arxiv-api.md, "Author search"):
 per author, whitespace tokens, dots and commas removed, accents folded, lower case.
 ``au:"Bin Cui"`` needs every word in one author's name; ``au:Cui,B`` the surname and a
-forename starting with the rest. Locally an initial matches any word with that first
-letter in both directions ("B. Cui" may be "Bin Cui"), which only widens the yes.
+forename starting with the rest. The local answer widens that only by also splitting
+hyphenated words; it does not guess that "B. Cui" is "Bin Cui", because arXiv does not
+either (``au:"Bin Cui"`` misses "B. Cui"), and every such guess costs a request: in the
+bench corpus, initials read both ways made "Grace A. Yang" a candidate for every query
+whose two words start with an a.
 A query with ``_`` inside an ``au:`` term is not batched: arXiv's adapter turns ``_`` into
 a space only when the au term is the first term of the whole query, so inside a batch
 it would mean something else.
@@ -131,12 +134,9 @@ def _word_matches(word: str, names: frozenset[str], prefix: bool = False) -> boo
     if word in names:
         return True
     wild = "*" in word or "?" in word
-    for n in names:
-        if (wild and fnmatch.fnmatchcase(n, word)) or (prefix and n.startswith(word)):
-            return True
-        if (len(n) == 1 or len(word) == 1) and n[0] == word[0]:
-            return True                      # an initial on either side
-    return False
+    if not wild and not prefix:
+        return False
+    return any((wild and fnmatch.fnmatchcase(n, word)) or (prefix and n.startswith(word)) for n in names)
 
 
 def term_matches(term: AuthorTerm, names: frozenset[str]) -> bool:
@@ -157,7 +157,6 @@ class RecordIndex:
         self.open: set[int] = set()          # authors cut short: may belong to anyone
         self.by_word: dict[str, set[int]] = {}
         self.by_letter: dict[str, set[int]] = {}
-        self.by_initial: dict[str, set[int]] = {}
         for i, r in enumerate(self.records):
             people = tuple(name_words(p.name) for p in r.authors)
             self.names.append(people)
@@ -167,14 +166,12 @@ class RecordIndex:
                 for w in words:
                     self.by_word.setdefault(w, set()).add(i)
                     self.by_letter.setdefault(w[0], set()).add(i)
-                    if len(w) == 1:
-                        self.by_initial.setdefault(w, set()).add(i)
 
     def _candidates(self, word: str) -> set[int]:
-        """Records with a name word that ``word`` may match: itself or an initial; for an initial or a
-        pattern (never starting with a wildcard, see author_terms), any word with its first letter."""
-        if len(word) > 1 and "*" not in word and "?" not in word:
-            return self.by_word.get(word, set()) | self.by_initial.get(word[0], set())
+        """Records with a name word that ``word`` may match: itself; for a pattern (never starting
+        with a wildcard, see author_terms), any word with its first letter."""
+        if "*" not in word and "?" not in word:
+            return self.by_word.get(word, set())
         return self.by_letter.get(word[:1], set())
 
     def may_belong(self, terms: Sequence[AuthorTerm]) -> list[Record]:

@@ -8,7 +8,9 @@ word in one author's name (words lower-cased, accents folded, dots and commas dr
 ``cat:`` a category; AND, OR, ANDNOT and parentheses (AND binds tighter than OR). Results
 are sorted like arXiv (``sortBy`` lastUpdatedDate or submittedDate, descending) and paged by
 ``start``/``max_results``. An inverted index keeps a query over the 81,000 records of the
-bench corpus fast. Written independently of ``generator.refresh_match`` on purpose: the
+bench corpus fast. ``fixed`` answers given au: terms with given records instead (the bench
+corpus assigns records to authors by its own rule, which a name search would not reproduce;
+a real cache came from arXiv's own answers). Written independently of ``generator.refresh_match`` on purpose: the
 tests check that module against this one.
 
 Also importable outside pytest (bench/run.py): it needs only ``atomgen`` and ``generator.model``.
@@ -38,8 +40,10 @@ class Search:
     """The responder: ``Search(records)``; ``add(record)`` puts a new paper on arXiv; ``errors`` lists
     queries it could not parse (answered with arXiv's error entry, HTTP 400)."""
 
-    def __init__(self, records: Sequence[Record]) -> None:
+    def __init__(self, records: Sequence[Record], fixed: dict[str, set[str]] | None = None) -> None:
+        self.fixed = fixed or {}             # an au: term -> the keys it answers (a corpus's own caches)
         self.records: list[Record] = []
+        self.position: dict[str, int] = {}
         self.by_word: dict[str, set[int]] = {}
         self.by_cat: dict[str, set[int]] = {}
         self.xml: dict[int, str] = {}
@@ -52,6 +56,7 @@ class Search:
         with self.lock:
             n = len(self.records)
             self.records.append(record)
+            self.position[record.key] = n
             for p in record.authors:
                 for w in words(p.name):
                     self.by_word.setdefault(w, set()).add(n)
@@ -108,6 +113,9 @@ class Search:
         field, sep, value = tokens[0].partition(":")
         if not sep:
             raise ValueError(f"no field in {tokens[0]!r}")
+        if tokens[0] in self.fixed:
+            keys = self.fixed[tokens[0]]
+            return {self.position[k] for k in keys if k in self.position}, tokens[1:]
         if field == "cat":
             return set(self.by_cat.get(value, ())), tokens[1:]
         if field != "au":
@@ -132,7 +140,8 @@ class Search:
             r = self.records[i]
             self.xml[i] = entry_xml(r.arxiv_id or "", r.version or 1, title=r.title, summary=r.abstract or "x",
                                     authors=tuple(p.name for p in r.authors), published=r.published or "",
-                                    updated=r.updated, categories=r.subjects or ("cs.DB",))
+                                    updated=r.updated, categories=r.subjects or ("cs.DB",), doi=r.doi,
+                                    journal_ref=r.journal_ref, comment=r.comment)
         return self.xml[i]
 
 
