@@ -212,7 +212,9 @@ def summary_table(report: FetchReport) -> list[str]:
     total = (f"{len(report.results)} source(s), {report.requests} request(s), "
              f"{sum(r.new for r in report.results)} new, {sum(r.updated for r in report.results)} updated, "
              f"{len(report.failed)} failed" + (f", {len(report.left)} left for the next run" if report.left else ""))
-    return [fmt(head), *(fmt(r) for r in rows), total]
+    left = [f"left for the next run, which takes them first: {', '.join(report.left[:20])}"
+            + (f" and {len(report.left) - 20} more" if len(report.left) > 20 else "")] if report.left else []
+    return [fmt(head), *(fmt(r) for r in rows), total, *left]
 
 
 def _short(text: str, n: int) -> str:

@@ -203,10 +203,10 @@ def refresh_sources(config: SiteConfig, authors: Sequence[AuthorConfig], context
     from generator.refresh_batch import pack
     from generator.sources.arxiv import endpoint_url
 
-    endpoint = endpoint_url(context.policy, context.environ)
     size = context.policy.page_size
     state = load_state(config.root)
     items = plan_items(authors, store, state)
+    endpoint = endpoint_url(context.policy, context.environ) if any(i.query for i in items) else ""
     units = plan_units(items, lambda xs: pack(xs, lambda i: i.query or "", endpoint, size))
     batches = [u for u in units if u.batched]
     log.info("refresh: %d source(s); %d in %d batched request(s), %d on their own", len(items),

@@ -205,6 +205,7 @@ def test_budget_takes_the_least_recently_refreshed_first_and_leaves_the_rest(arx
         assert 1 <= len(runs[-1]) < n and len(report.left) == n - len(runs[-1]) or not report.left
         if not report.left:
             break
+        assert summary_table(report)[-1].startswith("left for the next run, which takes them first: author-")
     assert len(runs) >= 2, runs                                   # the budget did stop the first run
     assert runs[1][: n - len(runs[0])] == [slug(i) for i in range(n) if slug(i) not in runs[0]][: len(runs[1])]
     assert all((root / "content" / "cache" / slug(i)).is_dir() for i in range(n))   # all within a few runs
