@@ -234,3 +234,18 @@ def test_pack_keeps_every_batched_url_under_the_limit() -> None:
         url = batch_url("http://127.0.0.1:1/api/query", batch_query(g), 99999, 100)
         assert len(url) <= MAX_URL or len(g) == 1
     assert ['au:"' + "x" * 3000 + '"'] in groups and len(groups) >= 6
+
+
+def test_batches_and_confirmations_keep_the_delay_between_requests(arxiv_server, tmp_path) -> None:
+    search = Search([])
+    s = arxiv_server(search)
+    root, records = make_site(tmp_path / "site", s.url, 200, delay=0.2)
+    for r in records:
+        search.add(r)
+    search.add(new_paper(3, 200))
+    search.add(new_paper(150, 200))
+    report = fetch_site(load_site(root))
+    assert report.requests == len(s.hits) >= 4 and not report.failed       # >= 2 batches + 2 confirmations
+    assert min(s.gaps()) >= 0.19 and max(h.end for h in s.hits) < float("inf")
+    assert sorted(h.params["search_query"] for h in s.hits if " OR " not in h.params["search_query"]) == [
+        f'au:"{names(200)[3]}"', f'au:"{names(200)[150]}"']
