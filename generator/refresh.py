@@ -7,7 +7,8 @@ back to the time each was last refreshed; an author's own query is asked again (
 ``fetch``'s per-source path, with all its rules) only when a record of that batch is new
 to that author's cache and may belong to it (``refresh_match``). With nothing new, a run
 costs one request per batch. Sources without a cache, feeds, and queries that cannot be
-matched locally are fetched one by one, as before.
+matched locally are fetched one by one, as before, and so is every source of a site with
+fewer than ``MIN_BATCH`` batchable queries.
 
 Sources are taken least recently refreshed first, and with a budget (``fetch --budget``)
 the run stops before a piece of work whose estimated time would pass it; what is left is
@@ -46,6 +47,10 @@ log = logging.getLogger(__name__)
 
 STATE_FORMAT = 1
 MARGIN = timedelta(days=14)   # arXiv announces a paper days (on hold: weeks) after its submission time
+# Fewer queries than this are asked one by one: a batch would save under half a minute, and an
+# author's own query (as every fetch asked before batching) also finds what a cache lacks from
+# before its last refresh, which a batch, reaching back only to that refresh, cannot.
+MIN_BATCH = 10
 _NEVER = datetime.min.replace(tzinfo=timezone.utc)
 
 FetchOne = Callable[[SiteConfig, str, Source, FetchContext, Store, Callable[[], datetime]],
@@ -151,10 +156,11 @@ def plan_items(authors: Sequence[AuthorConfig], store: Store, state: dict[str, s
 
 def plan_units(items: Sequence[Item], pack: Callable[[list[Item]], list[list[Item]]]) -> list[Unit]:
     """Batchable items packed into batches (``pack`` keeps each URL short), the rest alone;
-    oldest first. A batch of one is just that source's own query. Pure."""
-    alone = [Unit((i,), False) for i in items if i.query is None]
+    oldest first. A group smaller than ``MIN_BATCH`` is asked query by query. Pure."""
     groups = pack([i for i in items if i.query is not None])
-    units = alone + [Unit(tuple(g), len(g) > 1) for g in groups]
+    units = [Unit((i,), False) for i in items if i.query is None]
+    units += [Unit(tuple(g), True) for g in groups if len(g) >= MIN_BATCH]
+    units += [Unit((i,), False) for g in groups if len(g) < MIN_BATCH for i in g]
     return sorted(units, key=lambda u: u.oldest)
 
 

@@ -1,6 +1,6 @@
 """arXiv paging, incremental updates and politeness (generator.fetch, generator.sources.arxiv),
-asserted from the fake server's request log: with nothing new, an update costs one batched
-request (refresh.py), and requests are never closer than ``fetch.delay_seconds``.
+asserted from the fake server's request log: with nothing new, an update costs one request
+per author, and requests are never closer than ``fetch.delay_seconds``.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ class TwoAuthors:
         return (self.jane if "Jane" in params["search_query"] else self.ann)(path, params)
 
 
-def test_first_fetch_pages_then_nothing_new_costs_one_batched_request(arxiv_server, site) -> None:
+def test_first_fetch_pages_then_nothing_new_costs_one_request_per_author(arxiv_server, site) -> None:
     corpora = TwoAuthors(corpus(10, author="Jane Doe"), corpus(7, prefix="2402", author="Ann Other"))
     s = arxiv_server(corpora)
     config = site(s.url, TWO, page_size=4)
@@ -43,10 +43,9 @@ def test_first_fetch_pages_then_nothing_new_costs_one_batched_request(arxiv_serv
 
     s.hits.clear()
     second = fetch_site(config)
-    assert len(s.hits) == 1                      # one batched request for both authors (refresh.py)
-    assert s.hits[0].params["search_query"] == '(au:"Ann Other") OR (au:"Jane Doe")'
-    assert [(r.slug, r.requests, r.new, r.updated, r.written) for r in second.results] == [
-        ("(batch)", 1, 0, 0, False), ("ann-other", 0, 0, 0, False), ("jane-doe", 0, 0, 0, False)]
+    assert len(s.hits) == 2                                             # one per author
+    assert [h.params["start"] for h in s.hits] == ["0", "0"]
+    assert [(r.requests, r.new, r.updated, r.written) for r in second.results] == [(1, 0, 0, False)] * 2
     assert {slug: cache_path(config, slug).read_bytes() for slug in TWO} == files   # not even fetched_at moved
 
 

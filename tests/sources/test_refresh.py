@@ -214,7 +214,7 @@ def test_budget_takes_the_least_recently_refreshed_first_and_leaves_the_rest(arx
 def test_cli_budget_option(arxiv_server, tmp_path) -> None:
     search = Search([])
     s = arxiv_server(search)
-    root, records = make_site(tmp_path / "site", s.url, 5)
+    root, records = make_site(tmp_path / "site", s.url, 12)
     for r in records:
         search.add(r)
     bad = run_cli(root, "fetch", "--budget", "soon")
@@ -249,3 +249,16 @@ def test_batches_and_confirmations_keep_the_delay_between_requests(arxiv_server,
     assert min(s.gaps()) >= 0.19 and max(h.end for h in s.hits) < float("inf")
     assert sorted(h.params["search_query"] for h in s.hits if " OR " not in h.params["search_query"]) == [
         f'au:"{names(200)[3]}"', f'au:"{names(200)[150]}"']
+
+
+def test_fewer_than_min_batch_queries_are_asked_one_by_one(arxiv_server, tmp_path) -> None:
+    from generator.refresh import MIN_BATCH
+
+    search = Search([])
+    s = arxiv_server(search)
+    root, records = make_site(tmp_path / "site", s.url, MIN_BATCH - 1)
+    for r in records:
+        search.add(r)
+    report = fetch_site(load_site(root))
+    assert report.requests == len(s.hits) == MIN_BATCH - 1 and not report.failed
+    assert all(" OR " not in h.params["search_query"] for h in s.hits)
