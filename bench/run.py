@@ -576,6 +576,9 @@ def main(argv: list[str] | None = None) -> int:
                 break
     finally:
         restore_pristine(corpus)
+    from refresh_row import print_row, refresh_requests   # issue 12 acceptance 4: requests, not time
+    refresh = refresh_requests(corpus.site, corpus.dir, args.timeout)
+    print_row(refresh)
 
     code_at_end = {"fingerprint": code_fingerprint(), **git_state()}
     if code_at_end["fingerprint"] != code_at_start["fingerprint"]:
@@ -583,9 +586,11 @@ def main(argv: list[str] | None = None) -> int:
                      f"{code_at_start['fingerprint']} -> {code_at_end['fingerprint']}): "
                      "the measurements mix two versions of the code")
     report = make_report(args, corpus, runs, sizes, notes, hugo, done, time.perf_counter() - started)
+    report["refresh"] = refresh
     report["code"] = {"start": code_at_start, "end": code_at_end,
                       "changed_during_run": code_at_end["fingerprint"] != code_at_start["fingerprint"]}
     print_report(report)
+    print_row(report["refresh"])
     if report["code"]["changed_during_run"]:
         print("WARNING: generator/ or themes/ changed during the run; the numbers mix two versions")
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")

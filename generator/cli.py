@@ -118,9 +118,11 @@ def _report_size(out_dir: Path) -> None:
               help="Kept for older scripts: a failed source always ends fetch with a non-zero status now.")
 @click.option("--author", "authors", multiple=True, metavar="SLUG",
               help="Fetch only this author's sources (repeatable), e.g. one just added.")
+@click.option("--budget", metavar="TIME", help="Stop before this much time (20m, 90s, 1h) is spent; the least "
+              "recently refreshed sources go first, the rest next run.")
 @click.pass_context
 @_handle_errors
-def fetch(ctx: click.Context, strict: bool, authors: tuple[str, ...]) -> None:
+def fetch(ctx: click.Context, strict: bool, authors: tuple[str, ...], budget: str | None) -> None:
     """Fetch every author's sources into content/cache/ (the only command that uses the network).
 
     Exit status 3 when a source could not be fetched, or only in part (the cache is kept and
@@ -130,6 +132,7 @@ def fetch(ctx: click.Context, strict: bool, authors: tuple[str, ...]) -> None:
 
     from generator.config import load_site
     from generator.fetch import fetch_site, summary_table
+    from generator.refresh import parse_budget
 
     config = load_site(ctx.obj["root"])
     known = [a.slug for a in config.authors]
@@ -139,7 +142,11 @@ def fetch(ctx: click.Context, strict: bool, authors: tuple[str, ...]) -> None:
             raise SiteError(f"no author '{slug}' in content/authors/", path="content/authors/",
                             hint=f"did you mean '{close[0]}'?" if close else "the slug is the author file's name "
                             "without .yaml")
-    report = fetch_site(config, only=authors)
+    try:
+        seconds = parse_budget(budget) if budget is not None else None
+    except ValueError:
+        raise SiteError(f"--budget {budget!r} is not a time", hint="e.g. --budget 20m, 90s or 1h") from None
+    report = fetch_site(config, only=authors, budget=seconds)
     for line in summary_table(report):
         log.info("%s", line)
     if report.failed:

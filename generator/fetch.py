@@ -27,7 +27,7 @@ import os
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from generator import cache
 from generator.config import AuthorConfig, SiteConfig, Source
@@ -61,6 +61,7 @@ class SourceResult:
 @dataclass(frozen=True, slots=True)
 class FetchReport:
     results: tuple[SourceResult, ...]
+    left: tuple[str, ...] = ()       # sources the --budget left for the next run (refresh.py)
 
     @property
     def failed(self) -> tuple[SourceResult, ...]:
@@ -81,7 +82,8 @@ class FetchReport:
 
 def fetch_site(config: SiteConfig, *, only: Sequence[str] = (), environ: Mapping[str, str] | None = None,
                client: HttpClient | None = None,
-               now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> FetchReport:
+               now: Callable[[], datetime] = lambda: datetime.now(timezone.utc),
+               budget: float | None = None) -> FetchReport:
     """Fetch every fetched source of every author (or of the ``only`` slugs) into the cache."""
     env = os.environ if environ is None else environ
     authors = [a for a in config.authors if not only or a.slug in only]
@@ -99,26 +101,27 @@ def fetch_site(config: SiteConfig, *, only: Sequence[str] = (), environ: Mapping
         with build_lock(config.root, "fetch"):
             for stale in cache.remove_stale_temps(config.cache_path):
                 log.info("removed %s (left by an interrupted fetch)", _rel(stale, config.root))
-            return FetchReport(_fetch_authors(config, authors, FetchContext(http, policy, env), now))
+            return _fetch_authors(config, authors, FetchContext(http, policy, env), now, budget)
     finally:
         if own:
             http.close()
 
 
 def _fetch_authors(config: SiteConfig, authors: Sequence[AuthorConfig], context: FetchContext,
-                   now: Callable[[], datetime]) -> tuple[SourceResult, ...]:
+                   now: Callable[[], datetime], budget: float | None) -> FetchReport:
+    """Order, batching and budget are refresh.py's; each source on its own goes through _fetch_source."""
+    from generator.refresh import refresh_sources
+
     store = read_all(config, {a.slug for a in authors})
     for warning in store.warnings:   # an unreadable file is a first fetch
         log.warning("%s", warning)
-    results: list[SourceResult] = []
-    for a in authors:
-        for source in a.sources:
-            if kind_of(source).cache_key(source) is None:
-                continue
-            res, store = _fetch_source(config, a.slug, source, context, store, now)
-            results.append(res)
-            _log_result(res)
-    return tuple(results)
+
+    def fetch_one(*args: Any) -> tuple[SourceResult, Store]:  # noqa: ANN401
+        res, new_store = _fetch_source(*args)
+        _log_result(res)
+        return res, new_store
+    done = refresh_sources(config, authors, context, store, now, fetch_one, budget)
+    return FetchReport(done.results, done.left)
 
 
 def _fetch_source(config: SiteConfig, slug: str, source: Source, context: FetchContext, store: Store,
@@ -249,8 +252,11 @@ def summary_table(report: FetchReport) -> list[str]:
     total = (f"{len(report.results)} source(s), {report.requests} request(s), "
              f"{sum(r.new for r in report.results)} new, {sum(r.updated for r in report.results)} updated, "
              f"{len(report.failed)} failed" + (f" ({partial} in part: incomplete, resumed next time)"
-                                               if partial else ""))
-    return [fmt(head), *(fmt(r) for r in rows), total]
+                                               if partial else "")
+             + (f", {len(report.left)} left for the next run" if report.left else ""))
+    left = [f"left for the next run, which takes them first: {', '.join(report.left[:20])}"
+            + (f" and {len(report.left) - 20} more" if len(report.left) > 20 else "")] if report.left else []
+    return [fmt(head), *(fmt(r) for r in rows), total, *left]
 
 
 def _status(r: SourceResult) -> str:
