@@ -219,7 +219,7 @@ class SiteModel:
     cname: str | None
     extra: Mapping[str, Any] = field(default_factory=dict)
     people: Mapping[str, str] = field(default_factory=dict)  # normalised name -> profiled author slug
-    feed_size: int = 20        # entries of each Atom feed (author, subject, site): the newest
+    feed_size: int = 50        # entries of each Atom feed (author, subject, site): the newest
     authors_shown: int = 10    # names of a record's byline on the pages (generator.byline)
 
     @property

@@ -295,7 +295,7 @@ def page_records(source: str) -> list[PageRecord]:
             title_href=title_a.attrs.get("href") or "",
             abstract_html=abstracts[0].find("p").inner_html(source) if abstracts else None,
             chips=tuple(a.text().strip() for a in li.find_all("a", "chip")),
-            source_href=li.find("a", "source").attrs.get("href") or "",
+            source_href=(li.find_all("a", "source") or [title_a])[0].attrs.get("href") or "",  # brief: the title
         ))
     return out
 

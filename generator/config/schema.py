@@ -162,7 +162,7 @@ SITE = Table("site.yaml", (
         check=_matches(CITATIONS_PATTERN), expect="'openalex' (the only source of citation counts)",
         pattern=CITATIONS_PATTERN),
     Key("feed_size", "int", "entries in each Atom feed, author, subject and site: the newest N",
-        default=20, lo=1, hi=10000),
+        default=50, lo=1, hi=10000),
     Key("authors_shown", "int", "names shown in a record's author list on the pages (profiled authors"
         " of the site always show, the rest as 'and N more'); exports keep every author",
         default=10, lo=1, hi=10000),

@@ -176,7 +176,7 @@ def test_the_schema_line_keeps_line_numbers(tmp_path: Path) -> None:
 
 def test_feed_size(tmp_path: Path) -> None:
     root = make_project(tmp_path, {"site.yaml": "title: T\n"})
-    assert load_site(root).feed_size == 20
+    assert load_site(root).feed_size == 50
     (root / "site.yaml").write_text("title: T\nfeed_size: 10\n")
     assert load_site(root).feed_size == 10
     (root / "site.yaml").write_text("title: T\nfeed_size: 0\n")
