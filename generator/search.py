@@ -3,7 +3,7 @@
 Pagefind (PyPI ``pagefind[bin]`` ships the binary) builds the index into the
 staging folder before it is swapped in, so the index always matches the pages.
 It indexes one search document per paper (``record_document``), made from the
-model, not from the built pages: title, authors and abstract as plain text, and as
+model, not from the built pages: title and authors as plain text (``document_text``), and as
 Pagefind metadata what a result row shows (the link to the record on the page of the
 first profiled author who lists it, year, subjects, that author's name). So a result
 is a paper, counted once however many profiled authors list it, and the search box
@@ -50,11 +50,12 @@ from generator.tasks import FolderTask
 log = logging.getLogger(__name__)
 
 SHARD_AUTHORS = 50
-# Each bundle costs a query three requests (its entry, metadata and an index chunk) on top of
-# Pagefind's script, worker and WebAssembly and one fragment per result shown: four bundles
-# keep a query within 20 requests (issue 12), at the price of re-indexing a quarter of a large
-# site when one author changes.
-MAX_SHARDS = 4
+# What a query fetches (measured in Chromium): Pagefind's script, worker and WebAssembly; per
+# bundle its entry and metadata, and an index chunk per word; one fragment per result shown
+# (five in the header). Three bundles keep a two-word query within 20 requests (issue 12:
+# 3 + 3 x 2 + 3 x 2 + 5); the price is that a large site re-indexes a third of its papers
+# when one author changes, in a Pagefind process of about 45 KB per paper.
+MAX_SHARDS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,14 +109,17 @@ def indexed_records(site: SiteModel) -> dict[str, tuple[Record, ...]]:
 
 
 def document_text(r: Record) -> tuple[str, str, str]:
-    """What is searched of a record, as plain text: title, authors, abstract (one home, so the
-    text a document holds changes here alone)."""
-    return tex_to_text(r.title), ", ".join(p.name for p in r.authors), tex_to_text(r.abstract) if r.abstract else ""
+    """What is searched of a record, as plain text: title, authors, and more text ('' today; one
+    home, so the text a document holds changes here alone). Abstracts are left out: measured at
+    100 authors x 50 records, they doubled the index (6.5 MB, against 3.0 MB without; the author
+    documents before were 4.7 MB) and made Pagefind take 2.7 times the memory (490 MB a shard,
+    against 180 MB) and 2.4 times the CPU time."""
+    return tex_to_text(r.title), ", ".join(p.name for p in r.authors), ""
 
 
 def record_document(r: Record, a: Author, language: str) -> str:
     """The HTML Pagefind indexes for one record, listed on ``a``'s page: one search result per
-    paper. Indexed: title, authors, abstract. Kept for the result row (Pagefind metadata, outside
+    paper. Indexed: ``document_text``. Kept for the result row (Pagefind metadata, outside
     the indexed body): the link to the record on the author's page, the year, the subjects, the
     author's name. Pagefind takes ``url`` metadata as the result's address (the document's own
     path is a scratch name)."""
@@ -125,7 +129,7 @@ def record_document(r: Record, a: Author, language: str) -> str:
     meta = [("url", url), ("year", str(r.year or "")), ("subjects", " ".join(r.subjects)), ("by", a.name)]
     spans = "".join(f'<span data-pagefind-meta="{k}">{e(v)}</span>' for k, v in meta if v)
     return (f"{_head(title, language)}<main data-pagefind-body><h1 data-pagefind-meta=\"title\">{e(title)}</h1>"
-            f"<p data-pagefind-meta=\"authors\">{e(authors)}</p><p>{e(abstract)}</p></main>"
+            f"<p data-pagefind-meta=\"authors\">{e(authors)}</p>{f'<p>{e(abstract)}</p>' if abstract else ''}</main>"
             f"<footer>{spans}</footer></body></html>\n")
 
 
@@ -142,8 +146,8 @@ def _head(title: str, language: str) -> str:
 
 
 # Pagefind's CPU time per indexed record, in the render tasks' weight units (about 24 us each),
-# measured at 1,000 x 100: 1.35 CPU-s for a shard of 5,000 records.
-_WEIGHT_PER_RECORD = 11
+# measured at 100 authors x 50 records: 3.3 CPU-s for 4,083 one-paper documents.
+_WEIGHT_PER_RECORD = 34
 
 
 def shard_tasks(site: SiteModel, shards: Sequence[Shard]) -> list[FolderTask]:

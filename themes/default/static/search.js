@@ -18,11 +18,10 @@
       if (!bundles.length) { return Promise.reject(new Error("no search bundles")); }
       var primary = new URL(bundles[0], document.baseURI).href;
       pagefind = import(primary + "pagefind.js").then(function (pf) {
-        return pf.init().then(function () {
-          return Promise.all(bundles.slice(1).map(function (b) {
-            return pf.mergeIndex(new URL(b, document.baseURI).href);
-          }));
-        }).then(function () { return pf; });
+        // the merged bundles load their entries while the primary loads its WebAssembly
+        return Promise.all([pf.init()].concat(bundles.slice(1).map(function (b) {
+          return pf.mergeIndex(new URL(b, document.baseURI).href);
+        }))).then(function () { return pf; });
       });
     }
     return pagefind;
@@ -104,19 +103,24 @@
       });
     }
 
-    function run(debounce) {
+    // Our own debounce, not Pagefind's debouncedSearch: that one preloads the index chunks of
+    // every prefix typed ("s", "st" ...), and a one-letter prefix spans many chunks, which
+    // doubled the requests of a query. A query of one character is not run at all.
+    var timer = 0;
+    function run() {
       var q = input.value.trim();
       var mine = ++seq;
-      if (!q) { current = null; close(); return; }
-      load(form).then(function (pf) {
-        return debounce ? pf.debouncedSearch(q, {}, 80) : pf.search(q);
-      }).then(function (search) {
-        if (search && mine === seq) { return render(q, search); }
-      }).catch(function () { close(); });   // no index (built with --no-search): the form still submits
+      clearTimeout(timer);
+      if (q.length < 2) { current = null; close(); return; }
+      timer = setTimeout(function () {
+        load(form).then(function (pf) { return pf.search(q); }).then(function (search) {
+          if (search && mine === seq) { return render(q, search); }
+        }).catch(function () { close(); });   // no index (built with --no-search): the form still submits
+      }, pageSize ? 0 : 100);
     }
 
     input.addEventListener("focus", function () { load(form).catch(function () {}); });
-    input.addEventListener("input", function () { run(true); });
+    input.addEventListener("input", run);
     form.addEventListener("keydown", function (ev) {
       var links = Array.prototype.slice.call(panel.querySelectorAll("a, button"));
       var at = links.indexOf(document.activeElement);
@@ -138,7 +142,7 @@
       });
     } else {
       var q = new URLSearchParams(window.location.search).get("q");
-      if (q) { input.value = q; run(false); }
+      if (q) { input.value = q; run(); }
     }
   }
 
