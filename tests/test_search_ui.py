@@ -6,7 +6,8 @@ one document per paper). Issue 13, acceptance 3:
   expected count is worked out from the same model the index is built from);
 * "/" focuses the box, the arrows move between results, Enter opens one (the record on its
   author's page), Esc closes the panel;
-* axe-core finds no WCAG A/AA violation with the panel open, light and dark;
+* axe-core finds no WCAG A/AA violation with the panel open, light and dark (screenshots of
+  it land in test-artifacts/screenshots/);
 * the search page (?q=) shows the same count with the same code;
 * the toggle switches the scheme, the choice survives a reload and applies before the first
   frame (no flash), and choosing the system's own scheme forgets the choice.
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from browser_util import chromium_browser
-from quality_util import REPO, build_demo_site, format_axe, require_node_tools, run_axe, static_server
+from quality_util import ARTIFACTS, REPO, build_demo_site, format_axe, require_node_tools, run_axe, static_server
 
 DARK_BG, LIGHT_BG = "#14171b", "#ffffff"
 
@@ -146,6 +147,9 @@ def test_no_axe_violation_with_the_panel_open(base: str, browser, term) -> None:
             _type_in_header(page, term[0])
             page.wait_for_timeout(200)
             findings += [format_axe(v, f"search panel ({scheme})") for v in run_axe(page)]
+            shots = ARTIFACTS / "screenshots"
+            shots.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(shots / f"search-panel-1280-{scheme}.png"))
             findings += errors
         finally:
             page.close()
@@ -199,5 +203,24 @@ def test_toggle_switches_persists_and_never_flashes(base: str, browser, system: 
         assert page.evaluate("localStorage.getItem('theme')") is None
         page.reload(wait_until="load")
         assert _first_frame_bg(page) == colour[system]
+    finally:
+        page.close()
+
+
+def test_a_hostile_query_is_shown_as_text(base: str, browser) -> None:  # noqa: ANN001
+    page, errors = _open(browser, base)
+    try:
+        page.keyboard.press("/")
+        page.keyboard.type('"><img src=x onerror=alert(1)>zzqq')
+        count = page.locator(".site-header .search-count")
+        count.wait_for(state="visible", timeout=5000)
+        text = count.inner_text()   # Pagefind may match some of its words: either count is text
+        assert re.fullmatch(r'\d+ results?|No results for \u201c"><img src=x onerror=alert\(1\)>zzqq\u201d', text), text
+        assert page.locator(".site-header img").count() == 0 and not errors, errors
+        page.fill("#site-search-q", "")   # an emptied box closes the panel
+        page.locator("#site-search-q").dispatch_event("input")
+        assert page.locator("#site-search-panel").is_hidden()
+        page.keyboard.type("qqzzxxvv")
+        page.get_by_text("No results for \u201cqqzzxxvv\u201d").wait_for(timeout=5000)
     finally:
         page.close()
