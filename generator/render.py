@@ -25,7 +25,6 @@ from generator.errors import SiteError
 from generator.exports import authors_index, to_bibtex, to_csl_json
 from generator.model import Author, Record, SiteModel, Subject
 from generator.routes import Route, Urls
-from generator.search import plan_shards
 from generator.taxonomy import Taxonomy
 from generator.tasks import Task
 from generator.template_globals import entry_updated, template_filters, template_globals
@@ -60,9 +59,7 @@ def plan_pages(site: SiteModel, taxonomy: Taxonomy) -> list[PagePlan]:
     newest = sort_newest_first({r.key: r for a in site.authors for r in a.records}.values())
     plans.append(_feed(routes.home(), site.title, "New records of the profiled authors.",
                        tuple(newest[:site.feed_size])))
-    bundles = [routes.search_bundle(shard.name).url
-               for shard in plan_shards([a.slug for a in site.authors], [p.name for p in site.pages])]
-    plans.append(PagePlan(routes.search(), "search.html", {"page_kind": "search", "bundles": bundles}))
+    plans.append(PagePlan(routes.search(), "search.html", {"page_kind": "search"}))   # bundles: template_globals
     plans += [PagePlan(routes.page(p.name), "page.html", {"page_kind": "page", "page": p}) for p in site.pages]
     plans.append(PagePlan(routes.not_found(), "404.html", {"page_kind": "404"}, in_sitemap=False))
     return plans

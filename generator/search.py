@@ -2,22 +2,22 @@
 
 Pagefind (PyPI ``pagefind[bin]`` ships the binary) builds the index into the
 staging folder before it is swapped in, so the index always matches the pages.
-It indexes author pages from a search document made from the same records
-(``author_document``; a record several authors list, under the first of them only):
-the name, affiliation and bio, and per record a heading
-with the record's anchor (so a hit points at the record itself), its authors,
-identifiers, comment, subjects and abstract, as plain text. Pagefind spent a third
-of its time on the rest of the page (JSON-LD, MathML markup, chips, the chart) at
-1,000 authors x 100 records, and indexed MathML as a scatter of one-letter words.
-Free pages are indexed from their title and body. What a site's own templates add
-to these pages is therefore not searched; the records are. As the documents come
-from the model, not from the built pages, the render processes index the shards
-among the pages (``shard_tasks``), using a core while the other writes a long file.
+It indexes one search document per paper (``record_document``), made from the
+model, not from the built pages: title and authors as plain text (``document_text``), and as
+Pagefind metadata what a result row shows (the link to the record on the page of the
+first profiled author who lists it, year, subjects, that author's name). So a result
+is a paper, counted once however many profiled authors list it, and the search box
+can say "2 results" for two papers. Pagefind spent a third of its time on the rest
+of a page (JSON-LD, MathML markup, chips, the chart) and indexed MathML as a scatter
+of one-letter words. Free pages are indexed from their title and body. As the
+documents come from the model, the render processes index the shards among the
+pages (``shard_tasks``), using a core while the other writes a long file.
 
-The index is split into shards of about ``SHARD_AUTHORS`` authors each, chosen by a
+The index is split into shards of about ``SHARD_AUTHORS`` authors each (at most
+``MAX_SHARDS``: each costs a query requests), chosen by a
 hash of the author's slug (so adding an author does not move the others), each a
 separate Pagefind bundle in its own folder (``routes.search_bundle``); the search page merges them in the
-browser (Pagefind UI's ``mergeIndex``). Why: one Pagefind run over a large site is
+browser (``mergeIndex`` of Pagefind's JS API, static/search.js). Why: one Pagefind run over a large site is
 the longest step of a build and its largest process (21 s and 3 GB at 1,000 authors
 x 100 records), and it cannot be updated in part. Shards are indexed on every core
 at once, each needs a fraction of the memory, and an incremental build re-indexes
@@ -51,6 +51,12 @@ from generator.tasks import FolderTask
 log = logging.getLogger(__name__)
 
 SHARD_AUTHORS = 50
+# What a query fetches (measured in Chromium): Pagefind's script, worker and WebAssembly; per
+# bundle its entry and metadata, and an index chunk per word; one fragment per result shown
+# (five in the header). Three bundles keep a two-word query within 20 requests (issue 12:
+# 3 + 3 x 2 + 3 x 2 + 5); the price is that a large site re-indexes a third of its papers
+# when one author changes, in a Pagefind process of about 45 KB per paper.
+MAX_SHARDS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +73,7 @@ class Shard:
 
 def plan_shards(author_slugs: Sequence[str], page_names: Sequence[str]) -> list[Shard]:
     """The shards of a site, stable for a given set of authors; empty shards are dropped."""
-    count = max(1, -(-len(author_slugs) // SHARD_AUTHORS))
+    count = min(MAX_SHARDS, max(1, -(-len(author_slugs) // SHARD_AUTHORS)))
     members: list[list[str]] = [[] for _ in range(count)]
     for slug in sorted(author_slugs):
         members[zlib.crc32(slug.encode()) % count].append(slug)
@@ -79,6 +85,13 @@ def plan_shards(author_slugs: Sequence[str], page_names: Sequence[str]) -> list[
     return shards
 
 
+def bundle_urls(site: SiteModel) -> tuple[str, ...]:
+    """The URLs (relative to the site's base) of the site's search bundles, primary first: what
+    the header's search box loads (template global ``search_bundles``)."""
+    shards = plan_shards([a.slug for a in site.authors], [p.name for p in site.pages])
+    return tuple(routes.search_bundle(s.name).url for s in shards)
+
+
 def pagefind_binary() -> Path | None:
     spec = importlib.util.find_spec("pagefind_bin")
     if spec is None or spec.origin is None:
@@ -88,50 +101,55 @@ def pagefind_binary() -> Path | None:
 
 
 def indexed_records(site: SiteModel) -> dict[str, tuple[Record, ...]]:
-    """Per author, the records the author's search document holds: each record once, under the
-    first profiled author who lists it (in site order). A paper of three profiled co-authors is
-    one search result, not three, and Pagefind indexes it once (a fifth of the records at
+    """Per author, the records indexed under the author: each record once, under the first
+    profiled author who lists it (in site order). A paper of three profiled co-authors is one
+    search result, not three, and Pagefind indexes it once (a fifth of the records at
     1,000 x 100 are listed by more than one author)."""
     first = {key: slugs[0] for key, slugs in site.record_authors.items() if slugs}
     return {a.slug: tuple(r for r in a.records if first.get(r.key, a.slug) == a.slug) for a in site.authors}
 
 
-def author_document(a: Author, records: Sequence[Record], language: str, shown: int = 10,
+def document_text(r: Record, shown: int = 10, people: Mapping[str, str] | None = None) -> tuple[str, str, str]:
+    """What is searched of a record, as plain text: title, authors, and more text ('' today; one
+    home, so the text a document holds changes here alone). Abstracts are left out: measured at
+    100 authors x 50 records, they doubled the index (6.5 MB, against 3.0 MB without; the author
+    documents before were 4.7 MB) and made Pagefind take 2.7 times the memory (490 MB a shard,
+    against 180 MB) and 2.4 times the CPU time."""
+    return tex_to_text(r.title), ", ".join(shown_names(r.authors, shown, people or {})), ""
+
+
+def record_document(r: Record, a: Author, language: str, shown: int = 10,
                     people: Mapping[str, str] | None = None) -> str:
-    """The HTML Pagefind indexes for an author's page (see the module docstring): the author,
-    and ``records`` (``indexed_records``), each with the names its page shows (generator.byline)."""
+    """The HTML Pagefind indexes for one record, listed on ``a``'s page: one search result per
+    paper. Indexed: ``document_text``. Kept for the result row (Pagefind metadata, outside
+    the indexed body): the link to the record on the author's page, the year, the subjects, the
+    author's name. Pagefind takes ``url`` metadata as the result's address (the document's own
+    path is a scratch name)."""
     e = escape
-    out = [_head(a.name, language), f"<h1>{e(a.name)}</h1>"]
-    if a.affiliation:
-        out.append(f"<p>{e(a.affiliation)}</p>")
-    if a.bio_html:
-        out.append(f"<div>{a.bio_html}</div>")   # sanitised when the author file was loaded
-    for r in records:
-        ids = [f"arXiv:{r.arxiv_id}" if r.arxiv_id else "", r.doi or "", r.journal_ref or "", str(r.year or ""),
-               *r.subjects]
-        out.append(f'<h3 id="{e(r.anchor)}">{e(tex_to_text(r.title))}</h3>'
-                   f"<p>{e(', '.join(shown_names(r.authors, shown, people or {})))}</p><p>{e(' '.join(x for x in ids if x))}</p>")
-        if r.comment:
-            out.append(f"<p>{e(r.comment)}</p>")
-        if r.abstract:
-            out.append(f"<p>{e(tex_to_text(r.abstract))}</p>")
-    out.append("</body></html>\n")
-    return "".join(out)
+    title, authors, abstract = document_text(r, shown, people)
+    url = f"{routes.author(a.slug).url}#{r.anchor}"
+    meta = [("url", url), ("year", str(r.year or "")), ("subjects", " ".join(r.subjects)), ("by", a.name)]
+    spans = "".join(f'<span data-pagefind-meta="{k}">{e(v)}</span>' for k, v in meta if v)
+    return (f"{_head(title, language)}<main data-pagefind-body><h1 data-pagefind-meta=\"title\">{e(title)}</h1>"
+            f"<p data-pagefind-meta=\"authors\">{e(authors)}</p>{f'<p>{e(abstract)}</p>' if abstract else ''}</main>"
+            f"<footer>{spans}</footer></body></html>\n")
 
 
 def page_document(p: Page, language: str) -> str:
     """The HTML Pagefind indexes for a free page: its title and body, as the page shows them."""
-    return f"{_head(p.title, language)}<h1>{escape(p.title)}</h1>{p.body_html}</body></html>\n"
+    return (f"{_head(p.title, language)}<main data-pagefind-body><h1 data-pagefind-meta=\"title\">"
+            f"{escape(p.title)}</h1>{p.body_html}</main><footer><span data-pagefind-meta=\"url\">"
+            f"{escape(routes.page(p.name).url)}</span></footer></body></html>\n")
 
 
 def _head(title: str, language: str) -> str:
     return (f'<!DOCTYPE html><html lang="{escape(language)}"><head><meta charset="utf-8"><title>{escape(title)}'
-            "</title></head><body data-pagefind-body>")
+            "</title></head><body>")
 
 
 # Pagefind's CPU time per indexed record, in the render tasks' weight units (about 24 us each),
-# measured at 1,000 x 100: 1.35 CPU-s for a shard of 5,000 records.
-_WEIGHT_PER_RECORD = 11
+# measured at 100 authors x 50 records: 3.3 CPU-s for 4,083 one-paper documents.
+_WEIGHT_PER_RECORD = 34
 
 
 def shard_tasks(site: SiteModel, shards: Sequence[Shard]) -> list[FolderTask]:
@@ -149,9 +167,9 @@ def shard_tasks(site: SiteModel, shards: Sequence[Shard]) -> list[FolderTask]:
     language = site.language or "en"
     tasks = []
     for shard in shards:
-        docs = [(routes.author(slug).path, functools.partial(author_document, authors[slug], records[slug], language,
-                                                       site.authors_shown, site.people))
-                for slug in shard.authors]
+        docs = [(f"papers/{slug}/{i}.html", functools.partial(record_document, r, authors[slug], language,
+                                                              site.authors_shown, site.people))
+                for slug in shard.authors for i, r in enumerate(records[slug])]
         docs += [(routes.page(name).path, functools.partial(page_document, pages[name], language))
                  for name in shard.pages]
         weight = _WEIGHT_PER_RECORD * sum(len(records[slug]) for slug in shard.authors) + 1

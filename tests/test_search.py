@@ -14,13 +14,14 @@ from pathlib import Path
 from browser_util import chromium_browser
 from test_jobs import synthetic_site
 
-from generator.search import SHARD_AUTHORS, plan_shards
+from generator.search import MAX_SHARDS, SHARD_AUTHORS, plan_shards
 
 
 def test_shards_are_stable_and_cover_every_author_once() -> None:
     slugs = [f"author-{i}" for i in range(230)]
     shards = plan_shards(slugs, ["about"])
-    assert len(shards) == -(-230 // SHARD_AUTHORS)
+    assert len(shards) == min(MAX_SHARDS, -(-230 // SHARD_AUTHORS))
+    assert len(plan_shards(slugs[:60], [])) == 2 and len(plan_shards(slugs * 20, [])) == MAX_SHARDS
     members = [a for s in shards for a in s.authors]
     assert sorted(members) == sorted(slugs)
     assert shards[0].pages == ("about",) and all(not s.pages for s in shards[1:])
@@ -49,32 +50,40 @@ def test_merged_search_finds_records_of_every_shard(tmp_path: Path) -> None:
         with chromium_browser() as browser:
             page = browser.new_page()
             for shard in shards:
+                # papers by this shard's first author: one result each, linking to the record
                 slug = shard.authors[0]
                 name = re.search(r"<h1>([^<]+)</h1>", (out / f"authors/{slug}/index.html").read_text()).group(1)
                 page.goto(f"http://127.0.0.1:{srv.server_port}/search/?q=" + name.replace(" ", "+"))
-                page.wait_for_selector(".pagefind-ui__result-link", timeout=15000)
-                hrefs = [e.get_attribute("href") or "" for e in page.query_selector_all(".pagefind-ui__result-link")]
-                assert any(h.startswith(f"/authors/{slug}/") for h in hrefs), (shard.name, name, hrefs[:5])
+                page.wait_for_selector("main .hit-title", timeout=15000)
+                hrefs = [e.get_attribute("href") or "" for e in page.query_selector_all("main .hit-title")]
+                here = f"http://127.0.0.1:{srv.server_port}/authors/{slug}/#r-"
+                assert any(h.startswith(here) for h in hrefs), (shard.name, name, hrefs[:5])
+                count = page.inner_text("main .search-count")
+                assert int(count.split()[0]) >= 25, count   # each of the author's 25 papers, at least
     finally:
         srv.shutdown()
 
 
-def test_author_document_holds_every_record_as_escaped_text() -> None:
+def test_a_record_document_is_one_paper_as_escaped_text() -> None:
     from generator.model import Author, Person, Record
-    from generator.search import author_document
+    from generator.search import record_document
 
     hostile = '<script>alert(1)</script> & "q"'
-    records = (Record(key="arxiv:2401.00001", title="Plain title with $x^2$", year=2024, arxiv_id="2401.00001",
-                      authors=(Person(hostile, ()),), abstract="An abstract about concertinas.", doi="10.1/x"),
-               Record(key="title:abc", title=hostile, year=None))
-    a = Author(slug="eve", name=hostile, affiliation="Lab <b>", bio_html="<p>Bio</p>", links=(),
-               records=records, subjects=(), years=())
-    doc = author_document(a, a.records, "en")
-    assert "<script>" not in doc and doc.count("&lt;script&gt;") == 4   # name twice, co-author, title
-    for r in records:
-        assert f'<h3 id="{r.anchor}">' in doc
-    assert "x²" in doc and "concertinas" in doc and "arXiv:2401.00001" in doc and "10.1/x" in doc
-    assert "Lab &lt;b&gt;" in doc and "<p>Bio</p>" in doc and "data-pagefind-body" in doc
+    r = Record(key="arxiv:2401.00001", title=f"Plain title with $x^2$ {hostile}", year=2024, arxiv_id="2401.00001",
+               authors=(Person(hostile, ()), Person("Ada Lovelace", ())), abstract="An abstract about concertinas.",
+               subjects=("cs.LG", "math.CO"))
+    a = Author(slug="eve", name=hostile, affiliation="Lab", bio_html="<p>Bio</p>", links=(), records=(r,),
+               subjects=(), years=())
+    doc = record_document(r, a, "en")
+    assert "<script>" not in doc and doc.count("&lt;script&gt;") == 4   # <title>, h1, authors, by
+    body = re.search(r"<main data-pagefind-body>(.*)</main>", doc).group(1)
+    assert "x²" in body and "Ada Lovelace" in body and "concertinas" not in body   # no abstracts
+    assert "Bio" not in doc and "Lab" not in doc   # the author's own text is not the paper's
+    meta = dict(re.findall(r'<span data-pagefind-meta="(\w+)">([^<]*)</span>', doc))
+    assert meta["url"] == f"authors/eve/#{r.anchor}" and meta["year"] == "2024"
+    assert meta["subjects"] == "cs.LG math.CO" and meta["by"].startswith("&lt;script&gt;")
+    bare = record_document(Record(key="title:abc", title="T", year=None), a, "en")
+    assert 'data-pagefind-meta="year"' not in bare and "<p></p>" not in bare
 
 
 def test_page_document_is_the_pages_title_and_body() -> None:
@@ -82,7 +91,8 @@ def test_page_document_is_the_pages_title_and_body() -> None:
     from generator.search import page_document
 
     doc = page_document(Page(name="about", title="About <us>", body_html="<p>We study <em>things</em>.</p>"), "en")
-    assert "<h1>About &lt;us&gt;</h1><p>We study <em>things</em>.</p>" in doc and "data-pagefind-body" in doc
+    assert '<h1 data-pagefind-meta="title">About &lt;us&gt;</h1><p>We study <em>things</em>.</p>' in doc
+    assert "data-pagefind-body" in doc and '<span data-pagefind-meta="url">pages/about/</span>' in doc
 
 
 def test_a_failed_build_stops_pagefind_and_leaves_no_scratch(tmp_path: Path, monkeypatch: object) -> None:
