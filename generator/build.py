@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from generator import jobs
 from generator.errors import SiteError
+from generator.parsed import ParsedInputs
 from generator.paths import DEFAULT_OUTPUT_DIR
 from generator.yamlfile import read_yaml
 
@@ -95,10 +96,11 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
         done = _unchanged(root, target, inputs, clock)
         if done is not None:
             return done
+    parsed = ParsedInputs(root)
     with Pool(workers) as pool:
-        config = _load(root, base_url)
+        config = _load(root, base_url, parsed)
         clock.stage("load config")
-        store, warnings = _read_cache(config, strict)
+        store, warnings = _read_cache(config, strict, parsed)
         clock.stage("read cache")
         site = _assemble(config, store)
         clock.stage("assemble")
@@ -106,6 +108,8 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
         clock.stage("plan jobs")
         target = (out_dir or config.output_path).resolve()
         total, rendered = _run(pool, config, planned, target, inputs, clock)
+    log.debug("parsed inputs: %d reused, %d parsed, %d stale entries removed", parsed.hits, parsed.misses,
+              parsed.prune())
     for name, seconds in clock.stages:
         log.debug("  %-22s %6.2f s", name, seconds)
     log.info("%d jobs rendered, %d reused", rendered, len(planned) - rendered)
@@ -132,21 +136,21 @@ def _unchanged(root: Path, target: Path, inputs: str, clock: _Clock) -> BuildRes
                        reused=len(manifest.outputs))
 
 
-def _load(root: Path, base_url: str | None) -> SiteConfig:
+def _load(root: Path, base_url: str | None, parsed: ParsedInputs | None = None) -> SiteConfig:
     from generator.config import load_site
 
-    config = load_site(root, base_url=base_url)
+    config = load_site(root, base_url=base_url, parsed=parsed)
     if not config.authors:
         raise SiteError("no authors configured", path="content/authors/",
                         hint="add one with 'authorsite new-author NAME'")
     return config
 
 
-def _read_cache(config: SiteConfig, strict: bool) -> tuple[Store, list[str]]:
+def _read_cache(config: SiteConfig, strict: bool, parsed: ParsedInputs | None = None) -> tuple[Store, list[str]]:
     """The committed cache, read once (generator.store); its warnings and notes are logged."""
     from generator.store import read_all
 
-    store = read_all(config)
+    store = read_all(config, parsed=parsed)
     warnings = [*store.warnings, *store.notes]
     for w in warnings:
         log.warning("%s", w)
