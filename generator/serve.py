@@ -27,15 +27,14 @@ import logging
 import posixpath
 import tempfile
 import threading
-import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from generator import jobs, routes
-from generator.build import build
+from generator import routes
 from generator.errors import SiteError
+from generator.live import LiveSite
 from generator.serve_watch import CONFIG, INPUT_DIRS, watch_inputs
 
 log = logging.getLogger(__name__)
@@ -263,27 +262,36 @@ class PreviewHandler(BaseHTTPRequestHandler):
             self.close_connection = True
 
 
-def _rebuild(root: Path, url: str, out_dir: Path, state: PreviewState) -> None:
-    start = time.perf_counter()
+def _rebuild(live: LiveSite, state: PreviewState, changed: list[str] | None) -> None:
+    """Update the preview with what changed (None: anything may have). The open pages reload as
+    soon as the pages are written; the search shards are indexed after."""
+    published = []
+
+    def pages_ready() -> None:
+        published.append(True)
+        state.publish(None)
+
     try:
-        res = build(root, base_url=url, out_dir=out_dir, workers=1)
+        res = live.update(changed, pages_ready)
     except SiteError as exc:
-        kept = "still serving the last good build" if out_dir.is_dir() else "serving the error page until it is fixed"
+        kept = ("still serving the last good build" if live.out_dir.is_dir()
+                else "serving the error page until it is fixed")
         log.error("build failed (%s):\n%s", kept, exc)
         state.publish(str(exc))
         return
-    log.info("rebuilt in %.2f s (%d jobs rendered, %d reused)", time.perf_counter() - start, res.rendered,
-             res.reused)
-    state.publish(None)
+    if not published:
+        state.publish(None)
+    log.info("rebuilt in %.2f s (%d jobs rendered, %d reused)", res.seconds, res.rendered, res.reused)
+    log.debug("  %s", ", ".join(f"{name} {seconds:.3f} s" for name, seconds in res.stages))
 
 
-def _watch(root: Path, url: str, out_dir: Path, state: PreviewState, stop: threading.Event) -> None:
-    def changed(paths: list[str]) -> None:
+def _watch(live: LiveSite, state: PreviewState, stop: threading.Event) -> None:
+    def changed(paths: list[str], whole: bool) -> None:
         more = f" and {len(paths) - 5} more" if len(paths) > 5 else ""
         log.info("changed: %s%s", ", ".join(paths[:5]), more)
-        _rebuild(root, url, out_dir, state)
+        _rebuild(live, state, None if whole else paths)
 
-    watch_inputs(root, changed, stop)
+    watch_inputs(live.root, changed, stop)
 
 
 def _bind(host: str, port: int, state: PreviewState, loopback: bool) -> PreviewServer:
@@ -316,9 +324,10 @@ def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, ready: threadin
         state = PreviewState(out_dir)
         server = _bind(host, port, state, loopback)
         url = f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{server.server_port}/"
-        _rebuild(root, url, out_dir, state)  # a broken site is served too: its error page, until fixed
+        live = LiveSite(root, url, out_dir)
+        _rebuild(live, state, None)  # a broken site is served too: its error page, until fixed
         stop = stop or threading.Event()
-        watcher = threading.Thread(target=_watch, args=(root, url, out_dir, state, stop), daemon=True)
+        watcher = threading.Thread(target=_watch, args=(live, state, stop), daemon=True)
         watcher.start()
         thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True)
         thread.start()
@@ -334,5 +343,3 @@ def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, ready: threadin
             stop.set()
             server.shutdown()
             server.server_close()
-            # the jobs manifest of this session's temporary folder is of no further use
-            jobs.manifest_path(root, out_dir).unlink(missing_ok=True)

@@ -238,14 +238,14 @@ def _site(record_authors: dict[str, tuple[str, ...]]) -> SiteModel:
 def test_the_digest_of_what_a_job_reads_is_canonical() -> None:
     r = Record(key="arxiv:1", title="T", year=2024, authors=(Person("Ada"),))
     site = _site({"arxiv:1": ("ada",)})
-    d = jobs._Digester(site).digest
+    d = jobs.Digester(site).digest
     assert d(({"a": 1, "b": (r,)},)) == d(({"b": [r], "a": 1},)), "dict order and tuple/list do not matter"
     assert d((Markup("<b>x</b>"),)) == d(("<b>x</b>",))
     assert d(("1",)) != d((1,)) != d((None,)) and d(("ab", "c")) != d(("a", "bc"))
     for changed in (dataclasses.replace(r, title="U"), dataclasses.replace(r, order=1),
                     dataclasses.replace(r, authors=(Person("Ada", ("Lab",)),))):
         assert d((changed,)) != d((r,))
-    assert jobs._Digester(_site({"arxiv:1": ("bob",)})).digest((r,)) != d((r,)), \
+    assert jobs.Digester(_site({"arxiv:1": ("bob",)})).digest((r,)) != d((r,)), \
         "who lists a record is part of it"
     try:
         d((object(),))
