@@ -2,6 +2,9 @@
 
 The preview is built into a temporary folder with base_url set to the server's own
 address (so links work locally whatever site.yaml says; output/ is never touched).
+The site stays in memory between edits (generator.live): an edit re-reads only the
+changed files and re-renders only the pages it touches; the page reloads as soon as
+they are written, and the search shards are indexed again just after.
 A watcher (serve_watch.py) rebuilds on changes to site.yaml, content/, themes/,
 templates/ and static/, debounced, including those folders made after start, and
 never on what the build or the tools write. Every open page runs a small script, injected
@@ -27,6 +30,7 @@ import logging
 import posixpath
 import tempfile
 import threading
+import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -265,10 +269,11 @@ class PreviewHandler(BaseHTTPRequestHandler):
 def _rebuild(live: LiveSite, state: PreviewState, changed: list[str] | None) -> None:
     """Update the preview with what changed (None: anything may have). The open pages reload as
     soon as the pages are written; the search shards are indexed after."""
-    published = []
+    published: list[float] = []
+    start = time.perf_counter()
 
     def pages_ready() -> None:
-        published.append(True)
+        published.append(time.perf_counter() - start)
         state.publish(None)
 
     try:
@@ -281,7 +286,8 @@ def _rebuild(live: LiveSite, state: PreviewState, changed: list[str] | None) -> 
         return
     if not published:
         state.publish(None)
-    log.info("rebuilt in %.2f s (%d jobs rendered, %d reused)", res.seconds, res.rendered, res.reused)
+    log.info("rebuilt in %.2f s, pages reloaded after %.2f s (%d jobs rendered, %d reused)", res.seconds,
+             published[0] if published else res.seconds, res.rendered, res.reused)
     log.debug("  %s", ", ".join(f"{name} {seconds:.3f} s" for name, seconds in res.stages))
 
 
