@@ -21,6 +21,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -29,27 +30,23 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 
 
-def _start(site: Path, timeout: float) -> tuple[subprocess.Popen[str], str, float]:
-    """The serve process, its URL, and the seconds its first build took."""
+def _start(site: Path, timeout: float, log: Path) -> tuple[subprocess.Popen[bytes], str, float]:
+    """The serve process (its log, with -v, in ``log``), its URL, and the seconds its first build took."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "generator", "-C", str(site), "serve", "--port", "0"],
-                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, start_new_session=True)
-    assert proc.stderr is not None
+    with open(log, "wb") as sink:    # a file, not a pipe: a pipe nobody reads would block serve's logging
+        proc = subprocess.Popen([sys.executable, "-m", "generator", "-v", "-C", str(site), "serve", "--port", "0"],
+                                stderr=sink, stdout=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + timeout
-    lines = []
-    while time.monotonic() < deadline:
-        line = proc.stderr.readline()
-        if not line:
-            break
-        lines.append(line)
-        m = re.search(r"serving (http://\S+/)", line)
+    while time.monotonic() < deadline and proc.poll() is None:
+        m = re.search(r"serving (http://\S+/)", log.read_text("utf-8", "replace"))
         if m:
             return proc, m.group(1), time.perf_counter() - t0
+        time.sleep(0.2)
     _stop(proc)
-    raise RuntimeError("serve did not start:\n" + "".join(lines[-20:]))
+    raise RuntimeError("serve did not start:\n" + log.read_text("utf-8", "replace")[-3000:])
 
 
-def _stop(proc: subprocess.Popen[str]) -> None:
+def _stop(proc: subprocess.Popen[bytes]) -> None:
     os.killpg(proc.pid, signal.SIGTERM)
     try:
         proc.wait(timeout=20)
@@ -66,15 +63,18 @@ def _edited(text: str, n: int) -> str:
     return text + f"affiliation: '{mark}'\n"
 
 
-def reload_times(site: Path, author_file: Path, edits: int = 3, timeout: float = 3600) -> tuple[list[float], float]:
-    """(seconds from each write to the new text in the page, seconds of serve's first build)."""
+def reload_times(site: Path, author_file: Path, edits: int = 3, timeout: float = 3600,
+                 log: Path | None = None) -> tuple[list[float], float]:
+    """(seconds from each write to the new text in the page, seconds of serve's first build).
+    serve's log goes to ``log`` (default: a temporary file, removed)."""
     from playwright.sync_api import sync_playwright
 
     original = author_file.read_bytes()
     author_file.unlink()                 # a file of its own: never write through a shared hard link
     author_file.write_bytes(original)
     slug = author_file.stem
-    proc, url, first = _start(site, timeout)
+    log_file = log or Path(tempfile.mkstemp(prefix="serve-reload-", suffix=".log")[1])
+    proc, url, first = _start(site, timeout, log_file)
     times = []
     try:
         with sync_playwright() as pw:
@@ -93,6 +93,8 @@ def reload_times(site: Path, author_file: Path, edits: int = 3, timeout: float =
     finally:
         _stop(proc)
         author_file.write_bytes(original)
+        if log is None:
+            log_file.unlink(missing_ok=True)
     return times, first
 
 
@@ -101,10 +103,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("site", type=Path)
     ap.add_argument("--edits", type=int, default=3)
     ap.add_argument("--author", help="the author's slug (default: the middle author file)")
+    ap.add_argument("--log", type=Path, help="keep serve's log (-v) in this file")
     args = ap.parse_args(argv)
     files = sorted((args.site / "content/authors").glob("*.yaml"))
     author = args.site / "content/authors" / f"{args.author}.yaml" if args.author else files[len(files) // 2]
-    times, first = reload_times(args.site.resolve(), author.resolve(), args.edits)
+    times, first = reload_times(args.site.resolve(), author.resolve(), args.edits, log=args.log)
     print(f"{len(files)} authors; serve's first build {first:.1f} s; load average {os.getloadavg()[0]:.1f}")
     print("write -> new text in the page: " + ", ".join(f"{t:.3f} s" for t in times)
           + f" (median {statistics.median(times):.3f} s)")

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from generator.model import SiteModel
 
 FORMAT = 3
+_RECORD_ONLY = {Record}
 _SKIP_DIRS = ("__pycache__",)
 # The libraries whose versions can change the bytes of an output.
 _LIBRARIES = ("authorsite", "jinja2", "markupsafe", "markdown", "nh3", "latex2mathml", "pyyaml", "pagefind",
@@ -135,6 +136,7 @@ class Digester:
         self._records: dict[int, tuple[Record, int, bytes, tuple[str, ...]]] = {}  # (r, generation, digest, listed)
         self._memo: dict[int, tuple[object, bytes]] = {}    # other dataclasses (which may hold records)
         self._people: dict[int, tuple[object, str]] = {}    # Person -> its canonical text
+        self._seqs: dict[tuple[int, ...], bytes] = {}       # ids of a sequence of records -> its encoding
         self._small = attrgetter(*self._SMALL_FIELDS)
 
     def renew(self, site: SiteModel) -> None:
@@ -145,10 +147,12 @@ class Digester:
         if len(self._records) > 2 * live + 1000:
             self._records.clear()
             self._people.clear()
+            self._seqs.clear()
         if site.record_authors is not self._listed:
             self._listed = site.record_authors
             self._generation += 1
             self._memo.clear()
+            self._seqs.clear()
 
     def digest(self, value: object) -> bytes:
         return hashlib.sha256(self._encode(value)).digest()[:16]
@@ -201,9 +205,16 @@ class Digester:
         raise TypeError(f"a job reads a {type(v).__name__}, which has no canonical digest: pass plain values")
 
     def _seq(self, v: Sequence[object]) -> bytes:
-        record = self.record
-        if v and all(type(x) is Record for x in v):   # the common case: a list of records
-            return b"[R%d:" % len(v) + b"".join([record(x) for x in v]) + b"]"  # type: ignore[arg-type]
+        if v and set(map(type, v)) == _RECORD_ONLY:   # the common case: a list of records
+            # Memoized by the ids of its records (held by self._records, so no id is reused):
+            # a plan slices the same records into new tuples (a feed, a subject page, a shard),
+            # and the preview plans again after each edit. Made in C: no Python call per record.
+            key = tuple(map(id, v))
+            d = self._seqs.get(key)
+            if d is None:
+                parts = [self.record(x) for x in v]  # type: ignore[arg-type]
+                d = self._seqs[key] = b"[R%d:" % len(v) + b"".join(parts) + b"]"
+            return d
         return b"[%d:" % len(v) + b"".join(self._encode(x) + b"," for x in v) + b"]"
 
     def _dataclass(self, v: object) -> bytes:

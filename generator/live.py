@@ -68,7 +68,7 @@ class LiveSite:
     def __init__(self, root: Path, base_url: str, out_dir: Path, search: bool = True) -> None:
         self.root, self.base_url, self.out_dir, self.search = root.resolve(), base_url, out_dir, search
         self.options: dict[str, object] = {"base_url": base_url, "search": search}
-        self.parsed = ParsedInputs(self.root)
+        self.parsed = ParsedInputs(self.root, keep=("author",))
         self.config: SiteConfig | None = None
         self.store: Store | None = None
         self.site: SiteModel | None = None

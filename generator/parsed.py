@@ -48,11 +48,15 @@ def parsed_dir(root: Path) -> Path:
 class ParsedInputs:
     """The parsed-input cache of one site, for one process. ``parse`` is called only on a miss."""
 
-    def __init__(self, root: Path, *, write: bool = True) -> None:
+    def __init__(self, root: Path, *, write: bool = True, keep: tuple[str, ...] = ()) -> None:
+        """``keep``: the kinds whose values are also held in memory (the preview keeps the author
+        files', so an unchanged one gives the very same object, without unpickling)."""
         from generator.jobs import code_digest
 
         self.dir = parsed_dir(root) / f"v{FORMAT}-{code_digest()[:16]}"
         self.write = write
+        self.keep = keep
+        self._held: dict[bytes, object] = {}
         self.used: set[str] = set()          # the keys read or written by this process
         self.hits = self.misses = 0
 
@@ -60,18 +64,24 @@ class ParsedInputs:
         """The value ``parse(data)`` gives, from the cache when it holds it. Exceptions of ``parse``
         propagate and nothing is stored (a file that does not parse is reported every time)."""
         key = hashlib.sha256(f"{kind}\0{name}\0".encode() + data).digest()
+        if key in self._held:
+            self.hits += 1
+            return self._held[key]   # type: ignore[return-value]
         hexkey = key.hex()
         self.used.add(hexkey)
         path = self.dir / hexkey[:2] / hexkey
         found = _read(path, key)
         if found is not None:
             self.hits += 1
-            return found[0]   # type: ignore[no-any-return]
-        self.misses += 1
-        value = parse(data)
-        if self.write:
-            _write(path, key, value)
-        return value
+            value = found[0]
+        else:
+            self.misses += 1
+            value = parse(data)
+            if self.write:
+                _write(path, key, value)
+        if kind in self.keep:
+            self._held[key] = value
+        return value   # type: ignore[return-value]
 
     def prune(self) -> int:
         """Delete the entries this process did not use and every other version's folder (after a
