@@ -12,11 +12,12 @@ records as they were (a name, an affiliation, a bio), the site-wide parts of the
 
 Pages are written in place, each through ``os.replace`` (a request sees the old file or the
 new one; the preview folder is private to the server), and the page reload is announced
-before the search shards are indexed again: the search catches up a moment later. A change
-to the theme, templates, static files, site.yaml or pages, or one the watcher could not name,
-goes the whole way (load everything, write a new folder through ``output.write_site``), still
-reusing every job whose digest is unchanged. A failed update changes nothing: the files it
-named stay pending for the next one.
+before the search shards are indexed again: the search catches up a moment later. An edit
+elsewhere than the author and cache files (site.yaml, a page) loads the whole configuration
+again; one outside content/ (theme, templates, static files, site.yaml), or one the watcher
+could not name, also writes a new folder through ``output.write_site`` (static files copied
+again), still reusing every job whose digest is unchanged. A failed update changes nothing:
+the files it named stay pending for the next one.
 """
 
 from __future__ import annotations
@@ -48,7 +49,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _CONTENT = ("content/authors/", "content/cache/")     # edits that change authors and records only
-_LOOKS = ("themes/", "templates/", "static/")         # edits that change every page (and the static files)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +117,7 @@ class LiveSite:
                 self._env = make_environment(config.root, config.theme)
             planned = plan_site(config, site, self.options, self.search, self._digester, self._env)
             stage("plan jobs")
-            looks = stale is None or any(not p.startswith(("content/", "site.yaml")) for p in stale)
+            looks = stale is None or any(not p.startswith("content/") for p in stale)   # theme, static files
             rendered = (self._write_all(pool, config, planned, pages_ready) if looks or not self.out_dir.is_dir()
                         else self._write_changed(pool, planned, pages_ready))
             stage("render and write")
