@@ -27,6 +27,7 @@ import logging
 import os
 import shutil
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,11 +78,18 @@ class LiveSite:
         self._digester: jobs.Digester | None = None
         self._env: jinja2.Environment | None = None    # templates compiled once, until they change
         self._stale: set[str] | None = None          # changed since the last good update (None: anything)
+        self.pending: dict[str, jobs.Job] = {}       # search shards to index again: path -> job
+        self._lock = threading.Lock()                 # update and index_pending take turns on the folder
 
     def update(self, changed: Iterable[str] | None, pages_ready: Callable[[], None] = lambda: None) -> Update:
-        """Bring the preview up to date. ``changed``: the paths (relative to the root) changed
-        since the last call, None when anything may have. ``pages_ready`` is called once, when
-        the pages are in place (before the search shards are indexed again)."""
+        """Bring the preview's pages up to date. ``changed``: the paths (relative to the root)
+        changed since the last call, None when anything may have. ``pages_ready`` is called once,
+        when the pages are in place. Search shards to index again are left in ``pending``
+        (``index_pending``), except when a new folder is written."""
+        with self._lock:
+            return self._update(changed, pages_ready)
+
+    def _update(self, changed: Iterable[str] | None, pages_ready: Callable[[], None]) -> Update:
         from generator.parallel import Pool
         from generator.store import read_all
 
@@ -179,30 +187,61 @@ class LiveSite:
                 jobs.link_job(job, self.out_dir, staging)
             return pool.run([j.task for j in run], staging)
 
-        self.outputs = {}
+        self.outputs, self.pending = {}, {}
         write_site(produce, static_dirs(config.root, config.theme), self.out_dir, site_root=config.root)
         self.outputs = {j.rel_path: j.digest for j in planned}
         pages_ready()
         return len(run)
 
     def _write_changed(self, pool: Pool, planned: list[jobs.Job], pages_ready: Callable[[], None]) -> int:
-        """Render the changed jobs aside and move each into the preview folder: pages first,
-        then (after ``pages_ready``) the search shards."""
+        """Render the changed pages aside and move each into the preview folder; leave the
+        changed search shards in ``pending`` (any left from before are in ``run`` again)."""
         run = [j for j in planned if self.outputs.get(j.rel_path) != j.digest]
         gone = set(self.outputs) - {j.rel_path for j in planned}
+        self.pending = {j.rel_path: j for j in run if j.folder}
         incoming = Path(tempfile.mkdtemp(prefix=".incoming-", dir=self.out_dir.parent))
         try:
             self._render_into(pool, [j for j in run if not j.folder], incoming)
             for rel in gone:
                 _remove(self.out_dir, rel)
                 del self.outputs[rel]
-            pages_ready()
-            self._render_into(pool, [j for j in run if j.folder], incoming)
         except OSError as exc:
             raise SiteError(f"cannot write the preview: {exc.strerror or exc}", path=exc.filename) from exc
         finally:
             shutil.rmtree(incoming, ignore_errors=True)
-        return len(run)
+        pages_ready()
+        return len(run) - len(self.pending)
+
+    def index_pending(self) -> int:
+        """Index the pending search shards, one at a time, outside the lock (Pagefind takes
+        seconds on a large site; an edit meanwhile is not kept waiting). A shard an update has
+        planned anew meanwhile is dropped: that update left its own. Returns the shards indexed."""
+        from generator.output import normalize_tree
+        from generator.parallel import run_tasks
+
+        done = 0
+        while True:
+            with self._lock:
+                if not self.pending:
+                    return done
+                rel, job = next(iter(self.pending.items()))
+                incoming = Path(tempfile.mkdtemp(prefix=".indexing-", dir=self.out_dir.parent))
+            try:
+                run_tasks([job.task], incoming, 1)
+                normalize_tree(incoming)
+                with self._lock:
+                    if self.pending.get(rel) is job:
+                        _move_in(incoming, self.out_dir, rel)
+                        self.outputs[rel] = job.digest
+                        del self.pending[rel]
+                        done += 1
+            except (SiteError, OSError) as exc:
+                log.error("search shard %s not indexed: %s", rel, exc)
+                with self._lock:
+                    if self.pending.get(rel) is job:
+                        del self.pending[rel]     # the next update plans it again
+            finally:
+                shutil.rmtree(incoming, ignore_errors=True)
 
     def _render_into(self, pool: Pool, batch: list[jobs.Job], incoming: Path) -> None:
         if not batch:

@@ -266,9 +266,9 @@ class PreviewHandler(BaseHTTPRequestHandler):
             self.close_connection = True
 
 
-def _rebuild(live: LiveSite, state: PreviewState, changed: list[str] | None) -> None:
+def _rebuild(live: LiveSite, state: PreviewState, changed: list[str] | None, index: threading.Event) -> None:
     """Update the preview with what changed (None: anything may have). The open pages reload as
-    soon as the pages are written; the search shards are indexed after."""
+    soon as the pages are written; ``index`` wakes the thread that indexes the search shards."""
     published: list[float] = []
     start = time.perf_counter()
 
@@ -286,18 +286,32 @@ def _rebuild(live: LiveSite, state: PreviewState, changed: list[str] | None) -> 
         return
     if not published:
         state.publish(None)
+    index.set()
     log.info("rebuilt in %.2f s, pages reloaded after %.2f s (%d jobs rendered, %d reused)", res.seconds,
              published[0] if published else res.seconds, res.rendered, res.reused)
     log.debug("  %s", ", ".join(f"{name} {seconds:.3f} s" for name, seconds in res.stages))
 
 
-def _watch(live: LiveSite, state: PreviewState, stop: threading.Event) -> None:
+def _watch(live: LiveSite, state: PreviewState, index: threading.Event, stop: threading.Event) -> None:
     def changed(paths: list[str], whole: bool) -> None:
         more = f" and {len(paths) - 5} more" if len(paths) > 5 else ""
         log.info("changed: %s%s", ", ".join(paths[:5]), more)
-        _rebuild(live, state, None if whole else paths)
+        _rebuild(live, state, None if whole else paths, index)
 
     watch_inputs(live.root, changed, stop)
+
+
+def _index(live: LiveSite, index: threading.Event, stop: threading.Event) -> None:
+    """Index the search shards the last edits left pending, in the background: the page has
+    reloaded already, and the next edit does not wait for Pagefind."""
+    while not stop.is_set():
+        if index.wait(0.5):
+            index.clear()
+            start = time.perf_counter()
+            done = live.index_pending()
+            if done:
+                log.info("search index caught up in %.2f s (%d shard%s)", time.perf_counter() - start, done,
+                         "" if done == 1 else "s")
 
 
 def _bind(host: str, port: int, state: PreviewState, loopback: bool) -> PreviewServer:
@@ -331,10 +345,12 @@ def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, ready: threadin
         server = _bind(host, port, state, loopback)
         url = f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{server.server_port}/"
         live = LiveSite(root, url, out_dir)
-        _rebuild(live, state, None)  # a broken site is served too: its error page, until fixed
+        index = threading.Event()
+        _rebuild(live, state, None, index)  # a broken site is served too: its error page, until fixed
         stop = stop or threading.Event()
-        watcher = threading.Thread(target=_watch, args=(live, state, stop), daemon=True)
+        watcher = threading.Thread(target=_watch, args=(live, state, index, stop), daemon=True)
         watcher.start()
+        threading.Thread(target=_index, args=(live, index, stop), daemon=True).start()
         thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True)
         thread.start()
         log.info("serving %s (Ctrl-C to stop)", url)

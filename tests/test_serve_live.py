@@ -29,6 +29,8 @@ def _clean(root: Path, tmp: Path, search: bool) -> dict[str, bytes]:
 
 
 def _same_as_clean(live: LiveSite, tmp: Path, search: bool = False) -> None:
+    live.index_pending()
+    assert live.pending == {}
     got, want = tree(live.out_dir), _clean(live.root, tmp, search)
     assert sorted(got) == sorted(want), set(got) ^ set(want)
     if search:   # a Pagefind bundle's bytes are not reproducible: compare the pages, and that shards exist
@@ -134,7 +136,11 @@ def test_a_template_edit_goes_the_whole_way_and_search_follows(site: Path, tmp_p
     author = site / "content/authors/a001.yaml"
     author.write_text(author.read_text().replace("name: Author001 Person", "name: Renamed Person"))
     res = live.update(["content/authors/a001.yaml"])
-    assert not res.whole and any(p.startswith("pagefind/") for p in live.outputs)
+    assert not res.whole and len(live.pending) == 1, "the author's search shard is indexed after the reload"
+    (shard,) = live.pending
+    before = (live.out_dir / shard).stat().st_ino
+    assert live.index_pending() == 1
+    assert (live.out_dir / shard).stat().st_ino != before and live.outputs[shard] != ""
     _same_as_clean(live, tmp_path, search=True)
 
 
