@@ -140,7 +140,7 @@ class LiveSite:
             return load_config(self.root, self.base_url, self.parsed)
         if not any(p.startswith("content/authors/") for p in stale):
             return self.config
-        authors = load_authors(self.root, self.parsed)
+        authors = load_authors(self.root, self.parsed, {a.path: a for a in self.config.authors if a.path not in stale})
         if not authors:
             return load_config(self.root, self.base_url, self.parsed)   # reports it as the build does
         return dataclasses.replace(self.config, authors=authors)

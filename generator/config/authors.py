@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from generator import ids
 from generator.config.check import OUTSIDE, Checker, outside, read_table
@@ -48,9 +48,11 @@ class AuthorConfig:
     template: str = AUTHOR.default("template")
 
 
-def load_authors(root: Path, parsed: ParsedInputs | None = None) -> tuple[AuthorConfig, ...]:
+def load_authors(root: Path, parsed: ParsedInputs | None = None,
+                 unchanged: Mapping[str, AuthorConfig] | None = None) -> tuple[AuthorConfig, ...]:
     """Every author file of the site, in file name order; one ``SiteError`` for all their problems.
-    With ``parsed``, a file whose bytes were parsed before is not parsed again."""
+    With ``parsed``, a file whose bytes were parsed before is not parsed again. ``unchanged``:
+    the preview's authors by file (``AuthorConfig.path``) that the watcher saw no change to."""
     folder = root / "content" / "authors"
     if not folder.is_dir():
         return ()
@@ -60,6 +62,11 @@ def load_authors(root: Path, parsed: ParsedInputs | None = None) -> tuple[Author
     seen: dict[str, str] = {}
     for f in files:
         display = f.relative_to(root).as_posix()
+        prior = unchanged.get(display) if unchanged else None
+        if prior is not None:
+            seen[f.stem] = display
+            authors.append(prior)
+            continue
         refused = _refuse_file(f, root, display, seen)
         if refused:
             problems.append(refused)
