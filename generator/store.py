@@ -89,6 +89,7 @@ def read_all(config: SiteConfig, slugs: Collection[str] | None = None, *, parsed
     unreadable: dict[Key, Unreadable] = {}
     notes: list[str] = []
     stale = set(stale)
+    seen: set[Key] = set()
     make_record = _Interner().record
     for a in config.authors:
         if slugs is not None and a.slug not in slugs:
@@ -96,8 +97,9 @@ def read_all(config: SiteConfig, slugs: Collection[str] | None = None, *, parsed
         for source in a.sources:
             kind = kind_of(source)
             key = kind.cache_key(source)
-            if key is None or (a.slug, key) in entries or (a.slug, key) in unreadable:
+            if key is None or (a.slug, key) in seen:
                 continue
+            seen.add((a.slug, key))
             path = cache.cache_file(config.cache_path, a.slug, source)
             assert path is not None
             if reuse is not None and path not in stale and _reused(reuse, (a.slug, key), entries, unreadable):
