@@ -67,6 +67,7 @@ ROWS = [
     ("ours_author", "ours: rebuild, 1 author changed", 0.10),
     ("ours_record", "ours: rebuild, 1 record changed", 0.10),
     ("search", "ours: search index step alone", None),
+    ("serve_reload", "ours: serve, 1 author edited -> new text in the page (Chromium)", None),
 ]
 MEMORY_TARGET = 0.5  # peak RSS of our cold build / Hugo's
 
@@ -463,6 +464,18 @@ def edit_record(c: Corpus, path: Path, key: str, n: int) -> None:
     os.utime(path)
 
 
+def serve_reload(site: Path, author_file: Path, edits: int = 3) -> list[Run]:
+    """One serve session (its first build untimed), ``edits`` one-author edits, each timed in Chromium
+    from the file write to the new text in the page (bench/serve_reload.py). Wall time only."""
+    sys.path.insert(0, str(HERE))
+    from serve_reload import reload_times  # noqa: E402
+
+    times, first = reload_times(site, author_file, edits)
+    print(f"  serve_reload  first build {first:.1f} s, then " + ", ".join(f"{t:.3f} s" for t in times), flush=True)
+    return [Run(wall=t, cpu=0.0, maxrss_mb=0.0, main_peak_mb=0.0, tree_peak_mb=0.0, tree_pss_mb=0.0,
+                load1=os.getloadavg()[0]) for t in times]
+
+
 # ----------------------------------------------------------------------------- the run
 
 def clean_site(site: Path) -> None:
@@ -564,6 +577,8 @@ def main(argv: list[str] | None = None) -> int:
             edit_record(corpus, cache_path, record_key, i + 1)
             step("ours_record", lambda: measure(ours, timeout=args.timeout))
             step("search", search_alone)
+            if i == 0:
+                runs["serve_reload"] += serve_reload(corpus.site, author_file)
             restore_pristine(corpus)
             done += 1
             per_repeat = time.perf_counter() - t_rep

@@ -23,8 +23,12 @@ from generator.store import Store
 from generator.taxonomy import Taxonomy
 
 
-def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy) -> SiteModel:
-    authors = tuple(_assemble_author(a, store, taxonomy, config.citations) for a in config.authors)
+def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
+             authors: tuple[Author, ...] | None = None) -> SiteModel:
+    """The site model. ``authors``: each author of ``config`` already assembled (``assemble_author``;
+    the preview keeps those whose inputs did not change)."""
+    if authors is None:
+        authors = tuple(assemble_author(a, store, taxonomy, config.citations) for a in config.authors)
     record_authors: dict[str, list[str]] = defaultdict(list)
     for a in authors:
         for r in a.records:
@@ -68,7 +72,8 @@ def sort_newest_first(records: Iterable[Record]) -> list[Record]:
     return out
 
 
-def _assemble_author(a: AuthorConfig, store: Store, tax: Taxonomy, citations: str | None) -> Author:
+def assemble_author(a: AuthorConfig, store: Store, tax: Taxonomy, citations: str | None = None) -> Author:
+    """One author: kept records merged and sorted, with their subject and year counts."""
     records = sort_newest_first(_cited(merge_records(kept_records(a, store), a.separate), citations))
     # Every subject of a record (primary and cross-lists), as the page's filter counts them (issue 15).
     subj = Counter(code for r in records for code in dict.fromkeys(r.subjects))

@@ -19,10 +19,13 @@ from typing import TYPE_CHECKING
 
 from generator import jobs
 from generator.errors import SiteError
+from generator.parsed import ParsedInputs
 from generator.paths import DEFAULT_OUTPUT_DIR
 from generator.yamlfile import read_yaml
 
 if TYPE_CHECKING:
+    import jinja2
+
     from generator.config import SiteConfig
     from generator.model import SiteModel
     from generator.parallel import Pool
@@ -95,17 +98,20 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
         done = _unchanged(root, target, inputs, clock)
         if done is not None:
             return done
+    parsed = ParsedInputs(root)
     with Pool(workers) as pool:
-        config = _load(root, base_url)
+        config = load_config(root, base_url, parsed)
         clock.stage("load config")
-        store, warnings = _read_cache(config, strict)
+        store, warnings = _read_cache(config, strict, parsed)
         clock.stage("read cache")
         site = _assemble(config, store)
         clock.stage("assemble")
-        planned = _plan(config, site, options, search)
+        planned = plan_site(config, site, options, search)
         clock.stage("plan jobs")
         target = (out_dir or config.output_path).resolve()
         total, rendered = _run(pool, config, planned, target, inputs, clock)
+    log.debug("parsed inputs: %d reused, %d parsed, %d stale entries removed", parsed.hits, parsed.misses,
+              parsed.prune())
     for name, seconds in clock.stages:
         log.debug("  %-22s %6.2f s", name, seconds)
     log.info("%d jobs rendered, %d reused", rendered, len(planned) - rendered)
@@ -132,23 +138,23 @@ def _unchanged(root: Path, target: Path, inputs: str, clock: _Clock) -> BuildRes
                        reused=len(manifest.outputs))
 
 
-def _load(root: Path, base_url: str | None) -> SiteConfig:
+def load_config(root: Path, base_url: str | None, parsed: ParsedInputs | None = None) -> SiteConfig:
     from generator.config import load_site
 
-    config = load_site(root, base_url=base_url)
+    config = load_site(root, base_url=base_url, parsed=parsed)
     if not config.authors:
         raise SiteError("no authors configured", path="content/authors/",
                         hint="add one with 'authorsite new-author NAME'")
     return config
 
 
-def _read_cache(config: SiteConfig, strict: bool) -> tuple[Store, list[str]]:
+def _read_cache(config: SiteConfig, strict: bool, parsed: ParsedInputs | None = None) -> tuple[Store, list[str]]:
     """The committed cache, read once (generator.store); its warnings and notes are logged.
     ``--strict`` refuses the same warnings as ``check --strict`` (check.site_warnings)."""
     from generator.check import site_warnings
     from generator.store import read_all
 
-    store = read_all(config)
+    store = read_all(config, parsed=parsed)
     warnings = site_warnings(config, store, with_lint=strict)
     for w in warnings:
         log.warning("%s", w)
@@ -171,20 +177,22 @@ def _assemble(config: SiteConfig, store: Store) -> SiteModel:
     return site
 
 
-def _plan(config: SiteConfig, site: SiteModel, options: dict[str, object], search: bool) -> list[jobs.Job]:
-    """Every output of the site as a job: pages, feeds, exports, and the search shards."""
+def plan_site(config: SiteConfig, site: SiteModel, options: dict[str, object], search: bool,
+              digester: jobs.Digester | None = None, env: jinja2.Environment | None = None) -> list[jobs.Job]:
+    """Every output of the site as a job: pages, feeds, exports, and the search shards. The preview
+    passes its digester and Jinja environment (templates compiled once) from one plan to the next."""
     from generator.parallel import check_unique
     from generator.render import plan_tasks
     from generator.search import plan_shards, shard_tasks
     from generator.taxonomy import load_taxonomy
     from generator.themes import make_environment
 
-    tasks = [*plan_tasks(make_environment(config.root, config.theme), site, load_taxonomy())]
+    tasks = [*plan_tasks(env or make_environment(config.root, config.theme), site, load_taxonomy())]
     if search:
         shards = plan_shards([a.slug for a in config.authors], [p.name for p in config.pages])
         tasks += shard_tasks(site, shards)
     check_unique(tasks)
-    return jobs.plan_jobs(tasks, site, jobs.common_digest(config.root, site, options))
+    return jobs.plan_jobs(tasks, site, jobs.common_digest(config.root, site, options), digester)
 
 
 def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, inputs: str,

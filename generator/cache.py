@@ -73,11 +73,10 @@ def read_entry(path: Path,
     """Read one cache file; raise ``ValueError`` with a reason if it is not usable.
     ``make_record(json, order)`` turns each record's JSON into a ``Record``."""
     try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raw = path.read_bytes()
+    except OSError as exc:
         raise ValueError(f"unreadable cache file ({exc})") from exc
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ValueError(f"cache format {data.get('format') if isinstance(data, dict) else '?'} is not {FORMAT}")
+    data = decode(raw)
     try:
         records = tuple(make_record(r, i) for i, r in enumerate(data["records"]))
     except (KeyError, TypeError, AttributeError) as exc:
@@ -97,6 +96,17 @@ def _incomplete(value: Any) -> Incomplete | None:  # noqa: ANN401 - JSON
         return None
     start, total = _count(value.get("next_start")), _count(value.get("total"))
     return Incomplete(start, total) if start is not None and total is not None else None
+
+
+def decode(raw: bytes) -> dict[str, Any]:
+    """The JSON document of a cache file's bytes, checked for its format; ``ValueError`` if unusable."""
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"unreadable cache file ({exc})") from exc
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"cache format {data.get('format') if isinstance(data, dict) else '?'} is not {FORMAT}")
+    return data
 
 
 def encode_entry(entry: CacheEntry) -> bytes:

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from generator.model import SiteModel
 
 FORMAT = 3
+_RECORD_ONLY = {Record}
 _SKIP_DIRS = ("__pycache__",)
 # The libraries whose versions can change the bytes of an output.
 _LIBRARIES = ("authorsite", "jinja2", "markupsafe", "markdown", "nh3", "latex2mathml", "pyyaml", "pagefind",
@@ -113,14 +114,15 @@ def common_digest(root: Path, site: SiteModel, options: Mapping[str, Any]) -> by
     settings = (dict(options), site.title, site.description, site.base_url, site.language, site.paginate,
                 site.cname, site.extra, site.pages, site.people, tuple((a.slug, a.name) for a in site.authors),
                 site.feed_size, site.authors_shown)
-    h.update(_Digester(site).digest(settings))
+    h.update(Digester(site).digest(settings))
     return h.digest()
 
 
-class _Digester:
-    """The canonical digest of plain values, for one planning pass. Records (the bulk of what
-    jobs read, each read by several jobs) get a dedicated encoder, memoized per object: every
-    field, and which profiled authors list it (``site.record_authors``)."""
+class Digester:
+    """The canonical digest of plain values. Records (the bulk of what jobs read, each read by
+    several jobs) get a dedicated encoder, memoized per object: every field, and which profiled
+    authors list it (``site.record_authors``). One per planning pass in a build; the preview
+    keeps one across its plans (``renew``), so an edit digests only the values it made anew."""
 
     # Every field of a Record but title, abstract and authors, which are digested apart (see
     # record). Taken from the class, so a field added to Record is digested without a word here.
@@ -128,12 +130,29 @@ class _Digester:
 
     def __init__(self, site: SiteModel) -> None:
         self._listed = site.record_authors
-        # Keyed by id(): values hashed by content would cost what the memo saves. The objects
-        # are kept alive in _kept, so no id is reused while the pass lasts.
-        self._memo: dict[int, bytes] = {}      # id(record or other dataclass) -> its digest
-        self._people: dict[int, str] = {}      # id(Person) -> its canonical text
-        self._kept: list[object] = []
+        self._generation = 0
+        # Keyed by id(): values hashed by content would cost what the memo saves. Each entry
+        # holds its object, so no id is reused while the entry lasts.
+        self._records: dict[int, tuple[Record, int, bytes, tuple[str, ...]]] = {}  # (r, generation, digest, listed)
+        self._memo: dict[int, tuple[object, bytes]] = {}    # other dataclasses (which may hold records)
+        self._people: dict[int, tuple[object, str]] = {}    # Person -> its canonical text
+        self._seqs: dict[tuple[int, ...], bytes] = {}       # ids of a sequence of records -> its encoding
         self._small = attrgetter(*self._SMALL_FIELDS)
+
+    def renew(self, site: SiteModel) -> None:
+        """Ready for planning ``site``, keeping what still holds: a record's digest while the
+        authors listing it are the same; other values' only while no listing changed (an
+        author's digest holds its records'). Memos far larger than the site are dropped."""
+        live = sum(len(a.records) for a in site.authors)
+        if len(self._records) > 2 * live + 1000:
+            self._records.clear()
+            self._people.clear()
+            self._seqs.clear()
+        if site.record_authors is not self._listed:
+            self._listed = site.record_authors
+            self._generation += 1
+            self._memo.clear()
+            self._seqs.clear()
 
     def digest(self, value: object) -> bytes:
         return hashlib.sha256(self._encode(value)).digest()[:16]
@@ -143,20 +162,26 @@ class _Digester:
         are marshal's (version 2: no back-references, so equal values give equal bytes), made in
         C in one call: 81,000 records are digested on every build of a large site. People are
         shared between records, so their text is made once."""
-        d = self._memo.get(id(r))
-        if d is not None:
-            return d
+        e = self._records.get(id(r))
+        if e is not None:
+            if e[1] == self._generation:
+                return e[2]
+            listed = self._listed.get(r.key, ())
+            if listed == e[3]:
+                self._records[id(r)] = (r, self._generation, e[2], listed)
+                return e[2]
+        people = self._people
         try:
-            people = "".join(map(self._people.__getitem__, map(id, r.authors)))
+            text = "".join([people[id(p)][1] for p in r.authors])
         except KeyError:
             for p in r.authors:
-                if id(p) not in self._people:
-                    self._people[id(p)] = repr((p.name, p.affiliations))
-                    self._kept.append(p)
-            people = "".join(map(self._people.__getitem__, map(id, r.authors)))
-        data = marshal.dumps((self._small(r), people, self._listed.get(r.key, ()), r.title, r.abstract), 2)
-        d = self._memo[id(r)] = hashlib.sha256(data).digest()[:16]
-        self._kept.append(r)
+                if id(p) not in people:
+                    people[id(p)] = (p, repr((p.name, p.affiliations)))
+            text = "".join([people[id(p)][1] for p in r.authors])
+        listed = self._listed.get(r.key, ())
+        data = marshal.dumps((self._small(r), text, listed, r.title, r.abstract), 2)
+        d = hashlib.sha256(data).digest()[:16]
+        self._records[id(r)] = (r, self._generation, d, listed)
         return d
 
     def _encode(self, v: object) -> bytes:
@@ -180,19 +205,26 @@ class _Digester:
         raise TypeError(f"a job reads a {type(v).__name__}, which has no canonical digest: pass plain values")
 
     def _seq(self, v: Sequence[object]) -> bytes:
-        record = self.record
-        if v and all(type(x) is Record for x in v):   # the common case: a list of records
-            return b"[R%d:" % len(v) + b"".join([record(x) for x in v]) + b"]"  # type: ignore[arg-type]
+        if v and set(map(type, v)) == _RECORD_ONLY:   # the common case: a list of records
+            # Memoized by the ids of its records (held by self._records, so no id is reused):
+            # a plan slices the same records into new tuples (a feed, a subject page, a shard),
+            # and the preview plans again after each edit. Made in C: no Python call per record.
+            key = tuple(map(id, v))
+            d = self._seqs.get(key)
+            if d is None:
+                parts = [self.record(x) for x in v]  # type: ignore[arg-type]
+                d = self._seqs[key] = b"[R%d:" % len(v) + b"".join(parts) + b"]"
+            return d
         return b"[%d:" % len(v) + b"".join(self._encode(x) + b"," for x in v) + b"]"
 
     def _dataclass(self, v: object) -> bytes:
-        d = self._memo.get(id(v))
-        if d is None:
-            names = [f.name for f in dataclasses.fields(v)]  # type: ignore[arg-type]
-            body = b"".join(self._encode(getattr(v, n)) + b"," for n in names)
-            d = self._memo[id(v)] = b"D" + type(v).__name__.encode() + b":" + hashlib.sha256(
-                body).digest()[:16]
-            self._kept.append(v)
+        e = self._memo.get(id(v))
+        if e is not None:
+            return e[1]
+        names = [f.name for f in dataclasses.fields(v)]  # type: ignore[arg-type]
+        body = b"".join(self._encode(getattr(v, n)) + b"," for n in names)
+        d = b"D" + type(v).__name__.encode() + b":" + hashlib.sha256(body).digest()[:16]
+        self._memo[id(v)] = (v, d)
         return d
 
 
@@ -213,9 +245,14 @@ class Job:
         return isinstance(self.task, FolderTask)
 
 
-def plan_jobs(tasks: Sequence[Task | FolderTask], site: SiteModel, common: bytes) -> list[Job]:
-    """Each task with the digest of ``common`` and of exactly what it reads."""
-    digester = _Digester(site)
+def plan_jobs(tasks: Sequence[Task | FolderTask], site: SiteModel, common: bytes,
+              digester: Digester | None = None) -> list[Job]:
+    """Each task with the digest of ``common`` and of exactly what it reads (``digester``: one
+    kept from earlier plans of this site, renewed for ``site``)."""
+    if digester is None:
+        digester = Digester(site)
+    else:
+        digester.renew(site)
     out = []
     for t in tasks:
         h = hashlib.sha256(common)

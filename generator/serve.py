@@ -2,6 +2,9 @@
 
 The preview is built into a temporary folder with base_url set to the server's own
 address (so links work locally whatever site.yaml says; output/ is never touched).
+The site stays in memory between edits (generator.live): an edit re-reads only the
+changed files and re-renders only the pages it touches; the page reloads as soon as
+they are written, and the search shards are indexed again just after.
 A watcher (serve_watch.py) rebuilds on changes to site.yaml, content/, themes/,
 templates/ and static/, debounced, including those folders made after start, and
 never on what the build or the tools write. Every open page runs a small script, injected
@@ -33,9 +36,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from generator import jobs, routes
-from generator.build import build
+from generator import routes
 from generator.errors import SiteError
+from generator.live import LiveSite
 from generator.serve_watch import CONFIG, INPUT_DIRS, watch_inputs
 
 log = logging.getLogger(__name__)
@@ -263,27 +266,52 @@ class PreviewHandler(BaseHTTPRequestHandler):
             self.close_connection = True
 
 
-def _rebuild(root: Path, url: str, out_dir: Path, state: PreviewState) -> None:
+def _rebuild(live: LiveSite, state: PreviewState, changed: list[str] | None, index: threading.Event) -> None:
+    """Update the preview with what changed (None: anything may have). The open pages reload as
+    soon as the pages are written; ``index`` wakes the thread that indexes the search shards."""
+    published: list[float] = []
     start = time.perf_counter()
+
+    def pages_ready() -> None:
+        published.append(time.perf_counter() - start)
+        state.publish(None)
+
     try:
-        res = build(root, base_url=url, out_dir=out_dir, workers=1)
+        res = live.update(changed, pages_ready)
     except SiteError as exc:
-        kept = "still serving the last good build" if out_dir.is_dir() else "serving the error page until it is fixed"
+        kept = ("still serving the last good build" if live.out_dir.is_dir()
+                else "serving the error page until it is fixed")
         log.error("build failed (%s):\n%s", kept, exc)
         state.publish(str(exc))
         return
-    log.info("rebuilt in %.2f s (%d jobs rendered, %d reused)", time.perf_counter() - start, res.rendered,
-             res.reused)
-    state.publish(None)
+    if not published:
+        state.publish(None)
+    index.set()
+    log.info("rebuilt in %.2f s, pages reloaded after %.2f s (%d jobs rendered, %d reused)", res.seconds,
+             published[0] if published else res.seconds, res.rendered, res.reused)
+    log.debug("  %s", ", ".join(f"{name} {seconds:.3f} s" for name, seconds in res.stages))
 
 
-def _watch(root: Path, url: str, out_dir: Path, state: PreviewState, stop: threading.Event) -> None:
-    def changed(paths: list[str]) -> None:
+def _watch(live: LiveSite, state: PreviewState, index: threading.Event, stop: threading.Event) -> None:
+    def changed(paths: list[str], whole: bool) -> None:
         more = f" and {len(paths) - 5} more" if len(paths) > 5 else ""
         log.info("changed: %s%s", ", ".join(paths[:5]), more)
-        _rebuild(root, url, out_dir, state)
+        _rebuild(live, state, None if whole else paths, index)
 
-    watch_inputs(root, changed, stop)
+    watch_inputs(live.root, changed, stop)
+
+
+def _index(live: LiveSite, index: threading.Event, stop: threading.Event) -> None:
+    """Index the search shards the last edits left pending, in the background: the page has
+    reloaded already, and the next edit does not wait for Pagefind."""
+    while not stop.is_set():
+        if index.wait(0.5):
+            index.clear()
+            start = time.perf_counter()
+            done = live.index_pending()
+            if done:
+                log.info("search index caught up in %.2f s (%d shard%s)", time.perf_counter() - start, done,
+                         "" if done == 1 else "s")
 
 
 def _bind(host: str, port: int, state: PreviewState, loopback: bool) -> PreviewServer:
@@ -316,10 +344,13 @@ def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, ready: threadin
         state = PreviewState(out_dir)
         server = _bind(host, port, state, loopback)
         url = f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{server.server_port}/"
-        _rebuild(root, url, out_dir, state)  # a broken site is served too: its error page, until fixed
+        live = LiveSite(root, url, out_dir)
+        index = threading.Event()
+        _rebuild(live, state, None, index)  # a broken site is served too: its error page, until fixed
         stop = stop or threading.Event()
-        watcher = threading.Thread(target=_watch, args=(root, url, out_dir, state, stop), daemon=True)
+        watcher = threading.Thread(target=_watch, args=(live, state, index, stop), daemon=True)
         watcher.start()
+        threading.Thread(target=_index, args=(live, index, stop), daemon=True).start()
         thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True)
         thread.start()
         log.info("serving %s (Ctrl-C to stop)", url)
@@ -334,5 +365,3 @@ def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, ready: threadin
             stop.set()
             server.shutdown()
             server.server_close()
-            # the jobs manifest of this session's temporary folder is of no further use
-            jobs.manifest_path(root, out_dir).unlink(missing_ok=True)

@@ -86,7 +86,7 @@ def _describe(old: Signature, new: Signature) -> list[str]:
     return what or ["input folders"]
 
 
-def _watch_until_restart(root: Path, restart: _Restart, on_change: Callable[[list[str]], None]) -> None:
+def _watch_until_restart(root: Path, restart: _Restart, on_change: Callable[[list[str], bool], None]) -> None:
     import watchfiles
 
     dirs = input_dirs(root)
@@ -97,14 +97,16 @@ def _watch_until_restart(root: Path, restart: _Restart, on_change: Callable[[lis
     try:
         for changes in watchfiles.watch(*dirs, stop_event=restart, debounce=150, step=30, raise_interrupt=False,
                                         watch_filter=lambda _c, p: is_input(root, p)):
-            on_change(sorted({os.path.relpath(p, root) for _, p in changes}))
+            on_change(sorted({os.path.relpath(p, root) for _, p in changes}), False)
     except OSError as exc:  # an input folder removed while the watch was being set up
         log.debug("watch restarted: %s", exc)
         restart.stop.wait(0.1)
 
 
-def watch_inputs(root: Path, on_change: Callable[[list[str]], None], stop: threading.Event) -> None:
-    """Call ``on_change(paths)`` after each change to the site's inputs, until ``stop`` is set."""
+def watch_inputs(root: Path, on_change: Callable[[list[str], bool], None], stop: threading.Event) -> None:
+    """Call ``on_change(paths, whole)`` after each change to the site's inputs, until ``stop`` is set:
+    ``paths`` the changed files relative to the root, or, with ``whole``, a description of a change
+    to the top level (an input folder made or removed) after which any input may differ."""
     signature = top_signature(root)
     while not stop.is_set():
         _watch_until_restart(root, _Restart(stop, root, signature), on_change)
@@ -113,4 +115,4 @@ def watch_inputs(root: Path, on_change: Callable[[list[str]], None], stop: threa
         new = top_signature(root)
         if new != signature:
             what, signature = _describe(signature, new), new
-            on_change(what)
+            on_change(what, True)

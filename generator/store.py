@@ -22,12 +22,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Collection, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping
 
 from generator import cache
 from generator.config import SiteConfig, Source
 from generator.model import Person, Record, json_fields
 from generator.sources.registry import kind_of
+
+if TYPE_CHECKING:
+    from generator.parsed import ParsedInputs
 
 Key = tuple[str, str]          # (author slug, cache key)
 
@@ -76,11 +79,16 @@ class Store:
         return Store({**self.entries, (slug, key): entry}, unreadable, self.notes)
 
 
-def read_all(config: SiteConfig, slugs: Collection[str] | None = None) -> Store:
-    """Read the cache file of every fetched source of every author (or of ``slugs``) once."""
+def read_all(config: SiteConfig, slugs: Collection[str] | None = None, *, parsed: ParsedInputs | None = None,
+             reuse: Store | None = None, stale: Collection[Path] = ()) -> Store:
+    """Read the cache file of every fetched source of every author (or of ``slugs``) once.
+    ``parsed``: the parsed-input cache (generator.parsed), so only files never seen are parsed.
+    ``reuse``: a store read before (the preview's), whose entries are kept for every file but
+    those in ``stale`` (the files the watcher saw change)."""
     entries: dict[Key, cache.CacheEntry] = {}
     unreadable: dict[Key, Unreadable] = {}
     notes: list[str] = []
+    stale = set(stale)
     seen: set[Key] = set()
     make_record = _Interner().record
     for a in config.authors:
@@ -94,26 +102,64 @@ def read_all(config: SiteConfig, slugs: Collection[str] | None = None) -> Store:
             seen.add((a.slug, key))
             path = cache.cache_file(config.cache_path, a.slug, source)
             assert path is not None
+            if reuse is not None and path not in stale and _reused(reuse, (a.slug, key), entries, unreadable):
+                continue
             if not path.is_file():
                 notes.append(f"{a.path}: no cached records yet for {kind.review_text(source)}; "
                              f"run 'authorsite fetch' (building from the other sources)")
                 continue
             try:
-                entries[(a.slug, key)] = cache.read_entry(path, make_record)
+                entries[(a.slug, key)] = _read_entry(path, _rel(path, config.root), parsed, make_record)
             except ValueError as exc:
                 unreadable[(a.slug, key)] = Unreadable(_rel(path, config.root), str(exc))
     return Store(entries, unreadable, tuple(notes))
 
 
+def _reused(reuse: Store, key: Key, entries: dict[Key, cache.CacheEntry], unreadable: dict[Key, Unreadable]) -> bool:
+    """Take what ``reuse`` read of an unchanged file; False when it holds nothing for it."""
+    if key in reuse.entries:
+        entries[key] = reuse.entries[key]
+        return True
+    if key in reuse.unreadable:
+        unreadable[key] = reuse.unreadable[key]
+        return True
+    return False
+
+
+# The record fields a cache file gives, in json_fields' order: what the parsed-input cache keeps.
+_FIELDS = tuple(json_fields({"key": "", "title": ""}))
+Parsed = tuple[dict[str, Any], str, tuple[tuple[Any, ...], ...]]    # (source, fetched_at, records' fields)
+
+
+def _read_entry(path: Path, name: str, parsed: ParsedInputs | None,
+                make_record: Callable[[tuple[Any, ...]], Record]) -> cache.CacheEntry:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ValueError(f"unreadable cache file ({exc})") from exc
+    source, fetched_at, fields = _parse(raw) if parsed is None else parsed.get("cache", name, raw, _parse)
+    return cache.CacheEntry(source=source, fetched_at=fetched_at, records=tuple(map(make_record, fields)))
+
+
+def _parse(raw: bytes) -> Parsed:
+    """A cache file's bytes as plain values (``ValueError`` when unusable, as ``cache.read_entry``)."""
+    data = cache.decode(raw)
+    try:
+        fields = tuple(tuple(json_fields(r, i).values()) for i, r in enumerate(data["records"]))
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"malformed record in cache file ({exc!r})") from exc
+    return data.get("source") or {}, str(data.get("fetched_at") or ""), fields
+
+
 class _Interner:
-    """``Record.from_json`` with equal values shared across one load (see the module docstring)."""
+    """Records made from their fields with equal values shared across one load (see the module docstring)."""
 
     def __init__(self) -> None:
         self._shared: dict[Any, Any] = {}
 
-    def record(self, d: Mapping[str, Any], order: int) -> Record:
+    def record(self, values: tuple[Any, ...]) -> Record:
         shared = self._shared
-        f = json_fields(d, order)
+        f = dict(zip(_FIELDS, values))
         # keyed by plain tuples: their hash is C, a dataclass's is Python
         f["authors"] = tuple([shared.get(n) or shared.setdefault(n, Person(*n)) for n in f["authors"]])
         f["subjects"] = shared.setdefault(f["subjects"], tuple([shared.setdefault(c, c) for c in f["subjects"]]))

@@ -146,10 +146,19 @@ def _reader_error(exc: yaml.reader.ReaderError, text: str, path: str) -> SiteErr
 
 def read_yaml(path: Path, display: str) -> tuple[Any, list[Problem]]:
     """Read and parse a YAML file no larger than ``MAX_YAML_BYTES``, strictly UTF-8."""
+    return decode_yaml(read_bytes(path, display), display)
+
+
+def read_bytes(path: Path, display: str) -> bytes:
+    """A file's bytes, or a ``SiteError`` naming it."""
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
         raise SiteError(f"cannot read file: {exc.strerror}", path=display) from exc
+
+
+def decode_yaml(data: bytes, display: str) -> tuple[Any, list[Problem]]:
+    """Parse the bytes of a YAML file (as ``read_yaml``; the parsed-input cache reads the bytes first)."""
     if len(data) > MAX_YAML_BYTES:
         raise SiteError(f"file is {len(data)} bytes, more than the {MAX_YAML_BYTES} allowed", path=display)
     try:

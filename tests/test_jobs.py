@@ -238,14 +238,14 @@ def _site(record_authors: dict[str, tuple[str, ...]]) -> SiteModel:
 def test_the_digest_of_what_a_job_reads_is_canonical() -> None:
     r = Record(key="arxiv:1", title="T", year=2024, authors=(Person("Ada"),))
     site = _site({"arxiv:1": ("ada",)})
-    d = jobs._Digester(site).digest
+    d = jobs.Digester(site).digest
     assert d(({"a": 1, "b": (r,)},)) == d(({"b": [r], "a": 1},)), "dict order and tuple/list do not matter"
     assert d((Markup("<b>x</b>"),)) == d(("<b>x</b>",))
     assert d(("1",)) != d((1,)) != d((None,)) and d(("ab", "c")) != d(("a", "bc"))
     for changed in (dataclasses.replace(r, title="U"), dataclasses.replace(r, order=1),
                     dataclasses.replace(r, authors=(Person("Ada", ("Lab",)),))):
         assert d((changed,)) != d((r,))
-    assert jobs._Digester(_site({"arxiv:1": ("bob",)})).digest((r,)) != d((r,)), \
+    assert jobs.Digester(_site({"arxiv:1": ("bob",)})).digest((r,)) != d((r,)), \
         "who lists a record is part of it"
     try:
         d((object(),))
@@ -263,3 +263,59 @@ def test_a_manifest_of_another_format_or_a_broken_one_is_ignored(tmp_path: Path)
     assert jobs.Manifest.read(path) is None
     path.write_text("{not json")
     assert jobs.Manifest.read(path) is None
+
+
+def test_a_restored_clone_with_ten_records_changed_renders_only_what_they_touch(tmp_path: Path) -> None:
+    """Acceptance 6 of issue 12, on a small corpus: a fresh clone with the last output/ and
+    .authorsite/ restored (as the publish workflow's cache does), 10 records changed in 5 cache
+    files: the build runs only the jobs those records touch, and gives a clean build's bytes."""
+    first = synthetic_site(tmp_path / "first", authors=30, records=12)
+    full = build(first)
+    root = clone(first, tmp_path / "clone")
+    config = load_site(root)
+    touched, subjects = set(), set()
+    for a in config.authors[3:8]:
+        path = cache_file(config.cache_path, a.slug, a.sources[0])
+        assert path is not None
+        entry = read_entry(path)
+        records = list(entry.records)
+        for i in (0, 7):   # one of the newest and an older one
+            records[i] = dataclasses.replace(records[i], title=f"Changed title {a.slug} {i}")
+            subjects.update(records[i].subjects)
+        write_entry(path, dataclasses.replace(entry, records=tuple(records)))
+        touched.add(a.slug)
+    before = inodes(root / "output")
+    res = build(root)
+    got = remade(before, root / "output")
+    assert res.rendered == len(got), "the jobs counted are the files made anew"
+    allowed = ({"index.html", "feed.xml", "subjects/index.html", "data.json"}
+               | {shard_of(root, slug) for slug in touched})
+    outside = {p for p in got if p not in allowed and not p.startswith(
+        tuple(f"authors/{s}/" for s in touched) + tuple(f"subjects/{c}/" for c in subjects))}
+    assert outside == set(), "a job that none of the changed records touches was run"
+    assert all(f"authors/{s}/index.html" in got for s in touched)
+    print(f"\n10 records changed: {res.rendered} of {res.rendered + res.reused} jobs run "
+          f"(the first build ran {full.rendered})")
+    assert res.rendered < 0.5 * (res.rendered + res.reused)   # 8 subjects: their pages are a large share here
+    assert_same_as_clean(root, tmp_path, "ten-records")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Holder:
+    records: tuple[Record, ...]
+
+
+def test_a_digester_kept_across_plans_gives_what_a_fresh_one_gives() -> None:
+    """The preview keeps one digester between edits: when who lists a record changes, the record
+    and what holds it (an author, a subject) must not keep their old digest."""
+    r, s = Record(key="arxiv:1", title="T", year=2024), Record(key="arxiv:2", title="U", year=2024)
+    held = _Holder((r, s))
+    sites = [_site({"arxiv:1": ("ada",)}), _site({"arxiv:1": ("ada", "bob")}), _site({"arxiv:1": ("ada",)})]
+    kept = jobs.Digester(sites[0])
+    seen = []
+    for site in sites:
+        kept.renew(site)
+        got = kept.digest((held, r, [s]))
+        assert got == jobs.Digester(site).digest((held, r, [s]))
+        seen.append(got)
+    assert seen[0] == seen[2] != seen[1]

@@ -8,8 +8,9 @@ before their contents are read.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from generator import ids
 from generator.config.check import OUTSIDE, Checker, outside, read_table
@@ -17,7 +18,10 @@ from generator.config.schema import AUTHOR, FILTERS, LINKS
 from generator.config.sources import Source, read_sources
 from generator.errors import Problem, SiteError
 from generator.model import Link
-from generator.yamlfile import read_yaml
+from generator.yamlfile import decode_yaml, read_bytes
+
+if TYPE_CHECKING:
+    from generator.parsed import ParsedInputs
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +49,11 @@ class AuthorConfig:
     separate: tuple[tuple[str, str], ...] = AUTHOR.default("separate")   # record ids never merged
 
 
-def load_authors(root: Path) -> tuple[AuthorConfig, ...]:
-    """Every author file of the site, in file name order; one ``SiteError`` for all their problems."""
+def load_authors(root: Path, parsed: ParsedInputs | None = None,
+                 unchanged: Mapping[str, AuthorConfig] | None = None) -> tuple[AuthorConfig, ...]:
+    """Every author file of the site, in file name order; one ``SiteError`` for all their problems.
+    With ``parsed``, a file whose bytes were parsed before is not parsed again. ``unchanged``:
+    the preview's authors by file (``AuthorConfig.path``) that the watcher saw no change to."""
     folder = root / "content" / "authors"
     if not folder.is_dir():
         return ()
@@ -56,13 +63,22 @@ def load_authors(root: Path) -> tuple[AuthorConfig, ...]:
     seen: dict[str, str] = {}
     for f in files:
         display = f.relative_to(root).as_posix()
+        prior = unchanged.get(display) if unchanged else None
+        if prior is not None:
+            seen[f.stem] = display
+            authors.append(prior)
+            continue
         refused = _refuse_file(f, root, display, seen)
         if refused:
             problems.append(refused)
             continue
         seen[f.stem] = display
         try:
-            author, found = _load_author(f, f.stem, display)
+            data = read_bytes(f, display)
+            if parsed is None:
+                author, found = _load_author(data, f.stem, display)
+            else:
+                author, found = parsed.get("author", display, data, partial(_load_author, slug=f.stem, display=display))
         except SiteError as exc:
             message = f"{exc.message} ({exc.hint})" if exc.hint else exc.message
             problems.extend(exc.problems or (Problem(exc.path or display, exc.line, message),))
@@ -89,8 +105,8 @@ def _refuse_file(f: Path, root: Path, display: str, seen: dict[str, str]) -> Pro
     return None
 
 
-def _load_author(path: Path, slug: str, display: str) -> tuple[AuthorConfig | None, list[Problem]]:
-    data, parse_problems = read_yaml(path, display)
+def _load_author(raw: bytes, slug: str, display: str) -> tuple[AuthorConfig | None, list[Problem]]:
+    data, parse_problems = decode_yaml(raw, display)
     ck = Checker(display)
     ck.problems.extend(parse_problems)
     m = ck.mapping(data, "author file", 1)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import urlsplit
 
 from generator.config.authors import AuthorConfig, load_authors
@@ -19,6 +19,9 @@ from generator.config.pages import PageSource, load_pages
 from generator.config.schema import FETCH, SITE
 from generator.errors import SiteError
 from generator.yamlfile import YMap, read_yaml
+
+if TYPE_CHECKING:
+    from generator.parsed import ParsedInputs
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +69,9 @@ class SiteConfig:
         return self.root / "content" / "cache"
 
 
-def load_site(root: Path, base_url: str | None = None) -> SiteConfig:
-    """Read the whole site configuration; raise one ``SiteError`` listing every problem."""
+def load_site(root: Path, base_url: str | None = None, parsed: ParsedInputs | None = None) -> SiteConfig:
+    """Read the whole site configuration; raise one ``SiteError`` listing every problem.
+    ``parsed``: the parsed-input cache, for the author files (generator.parsed)."""
     root = root.resolve()
     site_file = root / "site.yaml"
     if not site_file.is_file():
@@ -85,7 +89,7 @@ def load_site(root: Path, base_url: str | None = None) -> SiteConfig:
     values["extra"] = dict(values["extra"])
     if ck.problems:
         raise SiteError.from_problems(ck.problems)
-    return SiteConfig(root=root, **values, authors=load_authors(root), pages=load_pages(root))
+    return SiteConfig(root=root, **values, authors=load_authors(root, parsed), pages=load_pages(root))
 
 
 def _output_dir(ck: Checker, m: YMap, root: Path, output_dir: str) -> str:

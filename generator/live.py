@@ -1,0 +1,282 @@
+"""The preview's site, kept in memory between edits (``authorsite serve``).
+
+A CLI build starts from nothing: it reads every input, assembles every author and digests
+every job. The preview does that once; then, told by the watcher which files changed, it
+re-reads only those (an author file through the parsed-input cache, a cache file through
+``store.read_all(reuse=...)``), re-assembles only the authors whose inputs changed (the rest
+are the same objects), plans with one digester kept across edits (a record's digest is
+computed once while the authors listing it stay the same), and renders only the jobs whose
+digest differs from what is in the preview folder. When an edit leaves every author's
+records as they were (a name, an affiliation, a bio), the site-wide parts of the model
+(the subject index, who lists which record) are kept too.
+
+Pages are written in place, each through ``os.replace`` (a request sees the old file or the
+new one; the preview folder is private to the server), and the page reload is announced
+before the search shards are indexed again: the search catches up a moment later. An edit
+elsewhere than the author and cache files (site.yaml, a page) loads the whole configuration
+again; one outside content/ (theme, templates, static files, site.yaml), or one the watcher
+could not name, also writes a new folder through ``output.write_site`` (static files copied
+again), still reusing every job whose digest is unchanged. A failed update changes nothing:
+the files it named stay pending for the next one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import shutil
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterable
+
+from generator import jobs
+from generator.build import load_config, plan_site
+from generator.errors import SiteError
+from generator.parsed import ParsedInputs
+
+if TYPE_CHECKING:
+    import jinja2
+
+    from generator.config import AuthorConfig, SiteConfig
+    from generator.model import Author, SiteModel
+    from generator.parallel import Pool
+    from generator.store import Store
+    from generator.taxonomy import Taxonomy
+
+log = logging.getLogger(__name__)
+
+_CONTENT = ("content/authors/", "content/cache/")     # edits that change authors and records only
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """What one update did."""
+
+    rendered: int                                   # jobs run
+    reused: int                                     # jobs whose output was already in place
+    seconds: float
+    stages: tuple[tuple[str, float], ...]
+    whole: bool                                     # a new folder (theme, templates, static files), not in place
+
+
+class LiveSite:
+    """One site's model, kept between updates, and the preview folder it is rendered into."""
+
+    def __init__(self, root: Path, base_url: str, out_dir: Path, search: bool = True) -> None:
+        self.root, self.base_url, self.out_dir, self.search = root.resolve(), base_url, out_dir, search
+        self.options: dict[str, object] = {"base_url": base_url, "search": search}
+        self.parsed = ParsedInputs(self.root, keep=("author",))
+        self.config: SiteConfig | None = None
+        self.store: Store | None = None
+        self.site: SiteModel | None = None
+        self.outputs: dict[str, str] = {}            # what the preview folder holds: path -> job digest
+        self._authors: dict[str, tuple[AuthorConfig, tuple[object, ...], Author]] = {}
+        self._digester: jobs.Digester | None = None
+        self._env: jinja2.Environment | None = None    # templates compiled once, until they change
+        self._stale: set[str] | None = None          # changed since the last good update (None: anything)
+        self.pending: dict[str, jobs.Job] = {}       # search shards to index again: path -> job
+        self._lock = threading.Lock()                 # update and index_pending take turns on the folder
+
+    def update(self, changed: Iterable[str] | None, pages_ready: Callable[[], None] = lambda: None) -> Update:
+        """Bring the preview's pages up to date. ``changed``: the paths (relative to the root)
+        changed since the last call, None when anything may have. ``pages_ready`` is called once,
+        when the pages are in place. Search shards to index again are left in ``pending``
+        (``index_pending``), except when a new folder is written."""
+        with self._lock:
+            return self._update(changed, pages_ready)
+
+    def _update(self, changed: Iterable[str] | None, pages_ready: Callable[[], None]) -> Update:
+        from generator.parallel import Pool
+        from generator.store import read_all
+
+        if changed is None:
+            self._stale = None
+        elif self._stale is not None:
+            self._stale.update(changed)
+        stale = self._stale
+        start = mark = time.perf_counter()
+        stages: list[tuple[str, float]] = []
+
+        def stage(name: str) -> None:
+            nonlocal mark
+            now = time.perf_counter()
+            stages.append((name, now - mark))
+            mark = now
+
+        whole = stale is None or not self.outputs or any(not p.startswith(_CONTENT) for p in stale)
+        with Pool(1) as pool:
+            config = self._load(stale, whole)
+            stage("load")
+            store = read_all(config, parsed=self.parsed, reuse=None if stale is None else self.store,
+                             stale={self.root / p for p in stale or ()})
+            for w in (*store.warnings, *store.notes):
+                log.warning("%s", w)
+            stage("read cache")
+            site = self._assemble(config, store)
+            stage("assemble")
+            self._digester = self._digester or jobs.Digester(site)
+            if whole or self._env is None:
+                from generator.themes import make_environment
+
+                self._env = make_environment(config.root, config.theme)
+            planned = plan_site(config, site, self.options, self.search, self._digester, self._env)
+            stage("plan jobs")
+            looks = stale is None or any(not p.startswith("content/") for p in stale)   # theme, static files
+            rendered = (self._write_all(pool, config, planned, pages_ready) if looks or not self.out_dir.is_dir()
+                        else self._write_changed(pool, planned, pages_ready))
+            stage("render and write")
+        self.config, self.store, self.site, self._stale = config, store, site, set()
+        return Update(rendered, len(planned) - rendered, time.perf_counter() - start, tuple(stages), looks)
+
+    def _load(self, stale: set[str] | None, whole: bool) -> SiteConfig:
+        """The configuration: all of it again, or only the author files when nothing else changed."""
+        from generator.config import load_authors
+
+        if whole or self.config is None or stale is None:
+            return load_config(self.root, self.base_url, self.parsed)
+        if not any(p.startswith("content/authors/") for p in stale):
+            return self.config
+        authors = load_authors(self.root, self.parsed, {a.path: a for a in self.config.authors if a.path not in stale})
+        if not authors:
+            return load_config(self.root, self.base_url, self.parsed)   # reports it as the build does
+        return dataclasses.replace(self.config, authors=authors)
+
+    def _assemble(self, config: SiteConfig, store: Store) -> SiteModel:
+        """The model: unchanged authors as they were; the site-wide parts too when no author's
+        records, name or aliases changed and the site's settings are the same."""
+        from generator.assemble import assemble
+        from generator.taxonomy import load_taxonomy
+
+        tax = load_taxonomy()
+        authors = tuple(self._author(a, store, tax, config.citations) for a in config.authors)
+        self._authors = {a.slug: self._authors[a.slug] for a in config.authors}
+        old, old_config = self.site, self.config
+        if old is not None and old_config is not None and len(old.authors) == len(authors) \
+                and dataclasses.replace(config, authors=()) == dataclasses.replace(old_config, authors=()) \
+                and all(a.slug == b.slug and a.records == b.records for a, b in zip(authors, old.authors)) \
+                and [(a.name, a.aliases) for a in config.authors] == [(a.name, a.aliases) for a in old_config.authors]:
+            return dataclasses.replace(old, authors=authors)
+        return assemble(config, store, tax, authors)
+
+    def _author(self, a: AuthorConfig, store: Store, tax: Taxonomy, citations: str | None) -> Author:
+        from generator.assemble import assemble_author
+
+        entries = tuple(store.entry(a.slug, s) for s in a.sources)
+        hit = self._authors.get(a.slug)
+        if hit is not None and len(hit[1]) == len(entries) and all(x is y for x, y in zip(hit[1], entries)) \
+                and hit[0] == a:
+            return hit[2]
+        author = assemble_author(a, store, tax, citations)
+        self._authors[a.slug] = (a, entries, author)
+        return author
+
+    def _write_all(self, pool: Pool, config: SiteConfig, planned: list[jobs.Job],
+                   pages_ready: Callable[[], None]) -> int:
+        """A new preview folder (static files copied again), reusing the unchanged jobs' files."""
+        from generator.output import write_site
+        from generator.themes import static_dirs
+
+        reuse, run = jobs.split(planned, jobs.Manifest("", self.outputs), self.out_dir)
+
+        def produce(staging: Path) -> int:
+            for job in reuse:
+                jobs.link_job(job, self.out_dir, staging)
+            return pool.run([j.task for j in run], staging)
+
+        self.outputs, self.pending = {}, {}
+        write_site(produce, static_dirs(config.root, config.theme), self.out_dir, site_root=config.root)
+        self.outputs = {j.rel_path: j.digest for j in planned}
+        pages_ready()
+        return len(run)
+
+    def _write_changed(self, pool: Pool, planned: list[jobs.Job], pages_ready: Callable[[], None]) -> int:
+        """Render the changed pages aside and move each into the preview folder; leave the
+        changed search shards in ``pending`` (any left from before are in ``run`` again)."""
+        run = [j for j in planned if self.outputs.get(j.rel_path) != j.digest]
+        gone = set(self.outputs) - {j.rel_path for j in planned}
+        self.pending = {j.rel_path: j for j in run if j.folder}
+        incoming = Path(tempfile.mkdtemp(prefix=".incoming-", dir=self.out_dir.parent))
+        try:
+            self._render_into(pool, [j for j in run if not j.folder], incoming)
+            for rel in gone:
+                _remove(self.out_dir, rel)
+                del self.outputs[rel]
+        except OSError as exc:
+            raise SiteError(f"cannot write the preview: {exc.strerror or exc}", path=exc.filename) from exc
+        finally:
+            shutil.rmtree(incoming, ignore_errors=True)
+        pages_ready()
+        return len(run) - len(self.pending)
+
+    def index_pending(self) -> int:
+        """Index the pending search shards, one at a time, outside the lock (Pagefind takes
+        seconds on a large site; an edit meanwhile is not kept waiting). A shard an update has
+        planned anew meanwhile is dropped: that update left its own. Returns the shards indexed."""
+        from generator.output import normalize_tree
+        from generator.parallel import run_tasks
+
+        done = 0
+        while True:
+            with self._lock:
+                if not self.pending:
+                    return done
+                rel, job = next(iter(self.pending.items()))
+                incoming = Path(tempfile.mkdtemp(prefix=".indexing-", dir=self.out_dir.parent))
+            try:
+                run_tasks([job.task], incoming, 1)
+                normalize_tree(incoming)
+                with self._lock:
+                    if self.pending.get(rel) is job:
+                        _move_in(incoming, self.out_dir, rel)
+                        self.outputs[rel] = job.digest
+                        del self.pending[rel]
+                        done += 1
+            except (SiteError, OSError) as exc:
+                log.error("search shard %s not indexed: %s", rel, exc)
+                with self._lock:
+                    if self.pending.get(rel) is job:
+                        del self.pending[rel]     # the next update plans it again
+            finally:
+                shutil.rmtree(incoming, ignore_errors=True)
+
+    def _render_into(self, pool: Pool, batch: list[jobs.Job], incoming: Path) -> None:
+        if not batch:
+            return
+        from generator.output import normalize_tree
+
+        pool.run([j.task for j in batch], incoming)
+        normalize_tree(incoming)
+        for job in batch:
+            _move_in(incoming, self.out_dir, job.rel_path)
+            self.outputs[job.rel_path] = job.digest
+
+
+def _move_in(incoming: Path, out_dir: Path, rel: str) -> None:
+    """Replace ``out_dir/rel`` (a file, or a folder) by ``incoming/rel``."""
+    src, dest = incoming / rel, out_dir / rel
+    dest.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
+    if src.is_dir():
+        old = incoming / f".old-{os.getpid()}"
+        if dest.exists():
+            os.rename(dest, old)
+        os.rename(src, dest)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(src, dest)
+
+
+def _remove(out_dir: Path, rel: str) -> None:
+    """Remove an output no longer made, and the folders it leaves empty (a clean build has none)."""
+    path = out_dir / rel
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+    for parent in path.parents:
+        if parent == out_dir or not parent.is_relative_to(out_dir) or any(parent.iterdir()):
+            break
+        parent.rmdir()

@@ -1,0 +1,143 @@
+"""A content-keyed cache of parsed inputs, so a rebuild parses only the files that changed.
+
+Parsing is most of what reading a large site costs (2,000 files at 1,000 authors: the
+author YAML through a line-tracking loader and the schema checks, the cache JSON into
+record fields). Each parsed value is kept in ``.authorsite/parsed/<version>/``, one file
+per input, named by the SHA-256 of what was parsed (the input's kind, its name, its bytes).
+
+Keyed by content, not by (path, size, mtime): the build reads and digests every input's
+bytes anyway (``jobs.inputs_digest``), hashing is a tenth of parsing, and a checkout or a
+CI cache restore gives every file a new mtime with the same content, which a stat key
+would miss (and a stat key alone could be fooled by an edit within the clock's tick).
+
+Never trusted: the version folder is named by this FORMAT and the digest of the code
+(``jobs.code_digest``), so a value parsed by other code is never read; a folder of
+another version is deleted. Each entry holds its key and the SHA-256 of its payload; an
+entry that is truncated, corrupt or of another key is ignored and made again, never an
+error. Entries are written atomically (a temporary file, then ``os.replace``). The whole folder is safe
+to delete. Values are pickled plain data (tuples, strings, the config's frozen values):
+the folder is local state (like the manifest), restored in CI only from the same
+repository's own cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import pickle
+import shutil
+import threading
+from pathlib import Path
+from typing import Callable, TypeVar
+
+log = logging.getLogger(__name__)
+
+FORMAT = 1
+_MAGIC = b"authorsite-parsed\0"
+_SUM = 32   # bytes of a SHA-256 digest
+
+T = TypeVar("T")
+
+
+def parsed_dir(root: Path) -> Path:
+    """The folder holding every version's parsed inputs."""
+    return root / ".authorsite" / "parsed"
+
+
+class ParsedInputs:
+    """The parsed-input cache of one site, for one process. ``parse`` is called only on a miss."""
+
+    def __init__(self, root: Path, *, write: bool = True, keep: tuple[str, ...] = ()) -> None:
+        """``keep``: the kinds whose values are also held in memory (the preview keeps the author
+        files', so an unchanged one gives the very same object, without unpickling)."""
+        from generator.jobs import code_digest
+
+        self.dir = parsed_dir(root) / f"v{FORMAT}-{code_digest()[:16]}"
+        self.write = write
+        self.keep = keep
+        self._held: dict[bytes, object] = {}
+        self.used: set[str] = set()          # the keys read or written by this process
+        self.hits = self.misses = 0
+
+    def get(self, kind: str, name: str, data: bytes, parse: Callable[[bytes], T]) -> T:
+        """The value ``parse(data)`` gives, from the cache when it holds it. Exceptions of ``parse``
+        propagate and nothing is stored (a file that does not parse is reported every time)."""
+        key = hashlib.sha256(f"{kind}\0{name}\0".encode() + data).digest()
+        if key in self._held:
+            self.hits += 1
+            return self._held[key]   # type: ignore[return-value]
+        hexkey = key.hex()
+        self.used.add(hexkey)
+        path = self.dir / hexkey[:2] / hexkey
+        found = _read(path, key)
+        if found is not None:
+            self.hits += 1
+            value = found[0]
+        else:
+            self.misses += 1
+            value = parse(data)
+            if self.write:
+                _write(path, key, value)
+        if kind in self.keep:
+            self._held[key] = value
+        return value   # type: ignore[return-value]
+
+    def prune(self) -> int:
+        """Delete the entries this process did not use and every other version's folder (after a
+        whole build, when ``used`` is every input of the site). Returns the entries deleted."""
+        top = self.dir.parent
+        removed = 0
+        try:
+            for other in top.iterdir():
+                if other != self.dir:
+                    shutil.rmtree(other, ignore_errors=True)
+            for sub in self.dir.iterdir():
+                for entry in sub.iterdir():
+                    if entry.name not in self.used:
+                        entry.unlink(missing_ok=True)
+                        removed += 1
+        except OSError as exc:   # a cache: never a reason to fail a build
+            log.debug("pruning %s: %s", top, exc)
+        return removed
+
+
+def _read(path: Path, key: bytes) -> tuple[object] | None:
+    """(value,) from an entry, or None when it is absent, truncated, corrupt or of another key."""
+    try:
+        with open(path, "rb") as f:
+            blob = f.read()
+    except OSError:
+        return None
+    head = len(_MAGIC) + 2 * _SUM
+    if len(blob) < head or not blob.startswith(_MAGIC) or blob[len(_MAGIC):len(_MAGIC) + _SUM] != key:
+        return None
+    payload = memoryview(blob)[head:]
+    if hashlib.sha256(payload).digest() != blob[len(_MAGIC) + _SUM:head]:
+        log.debug("%s: corrupt entry ignored", path)
+        return None
+    try:
+        return (pickle.loads(payload),)
+    except Exception as exc:   # noqa: BLE001 - whatever a damaged pickle raises, the entry is ignored
+        log.debug("%s: unreadable entry ignored (%r)", path, exc)
+        return None
+
+
+def _write(path: Path, key: bytes, value: object) -> None:
+    """Through a temporary file and ``os.replace``: a reader sees the old entry or the new one.
+    No fsync (2,000 of them would cost seconds): a torn entry after a crash fails its checksum."""
+    try:
+        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        with open(tmp, "wb") as f:
+            f.write(_MAGIC + key + hashlib.sha256(payload).digest() + payload)
+        os.replace(tmp, path)
+    except (OSError, pickle.PicklingError, TypeError, AttributeError) as exc:
+        log.debug("%s: not cached (%r)", path, exc)
+
+
+def entries(root: Path) -> list[Path]:
+    """Every entry file of every version (for tests and ``du``-like reports)."""
+    top = parsed_dir(root)
+    return sorted(Path(d) / n for d, _, names in os.walk(top) for n in names) if top.is_dir() else []
