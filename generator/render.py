@@ -89,9 +89,11 @@ def _subject_pages(s: Subject, per_page: int) -> list[PagePlan]:
 
 def _venue_pages(site: SiteModel) -> list[PagePlan]:
     """The venue index and each venue's pages (``venues: true``); a venue page reads its venue
-    (records and authors) and its slice of records, the index every venue."""
+    (records and authors) and its slice of records, the index only each venue's slug, name and
+    count (a changed title re-renders the venue's pages, not the index)."""
     venues = venue_index(site.authors)
-    plans = [PagePlan(routes.venues(), "venues.html", {"page_kind": "venues", "venues": venues})]
+    listed = tuple((v.slug, v.name, len(v.records)) for v in venues)
+    plans = [PagePlan(routes.venues(), "venues.html", {"page_kind": "venues", "venues": listed})]
     for v in venues:
         plans += [PagePlan(route, "venue.html", {"page_kind": "venue", "venue": v, "records": records, "pager": pager},
                            group=f"venue:{v.slug}", weight=len(records) + 1)

@@ -165,9 +165,19 @@ def test_a_changed_record_re_renders_its_venue_not_another(tmp_path: Path) -> No
     before = inodes(out)
     build(root, search=False)
     got = remade(before, out)
-    assert {"venues/index.html", "venues/vldb/index.html", "venues/vldb/page/2/index.html"} <= got
-    assert not got & {"venues/sigmod-conference/index.html", "venues/script-alert-1-script-co/index.html"}
+    assert {"venues/vldb/index.html", "venues/vldb/page/2/index.html"} <= got
+    assert not got & {"venues/index.html", "venues/sigmod-conference/index.html",   # the index shows no titles
+                      "venues/script-alert-1-script-co/index.html"}
     assert "A changed title" in page(out, "venues/vldb/")
+
+    # a new record at SIGMOD: its venue's page and the index (a count changed), not VLDB's
+    write_entry(path, dataclasses.replace(entry, records=(*changed, rec(23, "SIGMOD Conference 2025", 2025))))
+    before = inodes(out)
+    build(root, search=False)
+    got = remade(before, out)
+    assert {"venues/index.html", "venues/sigmod-conference/index.html"} <= got
+    assert not got & {"venues/vldb/index.html", "venues/vldb/page/2/index.html"}
+    assert "SIGMOD Conference</a> <span class=\"n\">2 records" in page(out, "venues/")
 
     # turning the index off removes it and re-renders every page (the nav link goes)
     (root / "site.yaml").write_text((root / "site.yaml").read_text().replace("venues: true", "venues: false"))
