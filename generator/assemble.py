@@ -47,7 +47,7 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
         language=config.language, authors=authors, subjects=_subjects(authors, taxonomy), pages=pages,
         record_authors={k: tuple(v) for k, v in record_authors.items()}, paginate=config.paginate,
         cname=config.cname, extra=config.extra, people=people,
-        feed_size=config.feed_size, authors_shown=config.authors_shown,
+        feed_size=config.feed_size, authors_shown=config.authors_shown, venues=config.venues,
     )
 
 

@@ -45,17 +45,25 @@ def _counts(a: AuthorConfig, store: Store) -> tuple[int, int, int]:
     return sources, fetched, typed
 
 
+def _expects_abstract(p: Record) -> bool:
+    """Whether a record's source normally gives an abstract: arXiv, feeds and typed-in records do
+    (their records carry no ``origins``); DBLP, ORCID and OpenAlex (which set ``origins``) seldom do,
+    and the author can do nothing about it there."""
+    return not p.origins
+
+
 def _record_findings(a: AuthorConfig, r: Record, parts: tuple[Record, ...], taxonomy: Taxonomy) -> list[str]:
-    """One merged record's problems. Records of DBLP, ORCID and OpenAlex (with source ids) often
-    have no abstract and repeat an arXiv id (DBLP's CoRR copy): nothing the author can fix."""
+    """One merged record's problems. Records of DBLP, ORCID and OpenAlex often have no abstract and
+    repeat an arXiv id (DBLP's CoRR copy): nothing the author can fix, so only a merged record that
+    still has no abstract and has a part from a source that normally gives one is reported."""
     findings: list[str] = []
     label = f"{a.path}: record '{r.title[:60]}'"
-    own = [p for p in parts if not p.source_ids]       # typed-in, arXiv and feed records
+    own = [p for p in parts if _expects_abstract(p)]       # typed-in, arXiv and feed records
     if len(own) > len({(p.key, title_digest(p.title, p.year)) for p in own}):
         findings.append(f"{label} is listed twice; remove one copy")
     ids = Counter(p.arxiv_id for p in own if p.arxiv_id)
     findings.extend(f"{a.path}: arXiv {i} appears {n} times in the sources" for i, n in sorted(ids.items()) if n > 1)
-    if not r.abstract and not r.source_ids:
+    if not r.abstract and own:
         findings.append(f"{label} has no abstract")
     if _unbalanced_math(r.title) or _unbalanced_math(r.abstract):
         findings.append(f"{label} has unbalanced math ($ or braces); it is shown as written")

@@ -221,6 +221,7 @@ class SiteModel:
     people: Mapping[str, str] = field(default_factory=dict)  # normalised name -> profiled author slug
     feed_size: int = 50        # entries of each Atom feed (author, subject, site): the newest
     authors_shown: int = 10    # names of a record's byline on the pages (generator.byline)
+    venues: bool = False       # the per-venue index is built (site.yaml venues: true; generator.venues)
 
     @property
     def author_by_slug(self) -> dict[str, Author]:

@@ -15,7 +15,7 @@ import functools
 import math
 import traceback
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import jinja2
 
@@ -28,6 +28,7 @@ from generator.routes import Route, Urls
 from generator.taxonomy import Taxonomy
 from generator.tasks import Task
 from generator.template_globals import entry_updated, template_filters, template_globals
+from generator.venues import venue_index
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +57,8 @@ def plan_pages(site: SiteModel, taxonomy: Taxonomy) -> list[PagePlan]:
         plans.append(_feed(routes.subject(s.code), f"{s.name} ({s.code}) · {site.title}",
                            f"Records in {s.name} by the profiled authors.", s.records[:site.feed_size],
                            f"subject:{s.code}"))
+    if site.venues:
+        plans += _venue_pages(site)
     newest = sort_newest_first({r.key: r for a in site.authors for r in a.records}.values())
     plans.append(_feed(routes.home(), site.title, "New records of the profiled authors.",
                        tuple(newest[:site.feed_size])))
@@ -76,19 +79,39 @@ def _author_pages(site: SiteModel, a: Author) -> list[PagePlan]:
 
 
 def _subject_pages(s: Subject, per_page: int) -> list[PagePlan]:
-    count = max(1, math.ceil(len(s.records) / per_page))
+    return [PagePlan(route, "subject.html", {"page_kind": "subject", "subject": s, "records": records, "pager": pager},
+                     group=f"subject:{s.code}", weight=len(records) + 1)
+            for route, records, pager in _paged(s.records, per_page, functools.partial(routes.subject, s.code))]
+
+
+def _venue_pages(site: SiteModel) -> list[PagePlan]:
+    """The venue index and each venue's pages (``venues: true``); a venue page reads its venue
+    (records and authors) and its slice of records, the index only each venue's slug, name and
+    count (a changed title re-renders the venue's pages, not the index)."""
+    venues = venue_index(site.authors)
+    listed = tuple((v.slug, v.name, len(v.records)) for v in venues)
+    plans = [PagePlan(routes.venues(), "venues.html", {"page_kind": "venues", "venues": listed})]
+    for v in venues:
+        plans += [PagePlan(route, "venue.html", {"page_kind": "venue", "venue": v, "records": records, "pager": pager},
+                           group=f"venue:{v.slug}", weight=len(records) + 1)
+                  for route, records, pager in _paged(v.records, site.paginate, functools.partial(routes.venue, v.slug))]
+    return plans
+
+
+def _paged(records: tuple[Record, ...], per_page: int,
+           route: Callable[[int], Route]) -> list[tuple[Route, tuple[Record, ...], dict[str, Any]]]:
+    """Records split into pages of ``per_page``: each page's route, records and pager (page
+    ``number`` of ``count``, the URLs of the pages before and after, the first record's index)."""
+    count = max(1, math.ceil(len(records) / per_page))
     out = []
     for n in range(1, count + 1):
         pager = {
             "number": n, "count": count,
-            "prev": None if n == 1 else routes.subject(s.code, n - 1).url,
-            "next": None if n == count else routes.subject(s.code, n + 1).url,
+            "prev": None if n == 1 else route(n - 1).url,
+            "next": None if n == count else route(n + 1).url,
             "first_index": (n - 1) * per_page + 1,
         }
-        records = s.records[(n - 1) * per_page: n * per_page]
-        out.append(PagePlan(routes.subject(s.code, n), "subject.html",
-                            {"page_kind": "subject", "subject": s, "records": records, "pager": pager},
-                            group=f"subject:{s.code}", weight=len(records) + 1))
+        out.append((route(n), records[(n - 1) * per_page: n * per_page], pager))
     return out
 
 

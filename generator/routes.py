@@ -68,6 +68,17 @@ def subject_feed(code: str) -> Route:
     return _file(subject(code).url + "feed.xml")
 
 
+def venues() -> Route:
+    """The venue index (site.yaml ``venues: true``)."""
+    return _folder("venues/")
+
+
+def venue(slug: str, number: int = 1) -> Route:
+    """Page ``number`` of a venue's records (generator.venues makes the slug)."""
+    first = f"{venues().url}{slug}/"
+    return _folder(first if number == 1 else f"{first}page/{number}/")
+
+
 def page(name: str) -> Route:
     """A free Markdown page (content/pages/NAME.md)."""
     return _folder(f"pages/{name}/")
@@ -134,7 +145,7 @@ def file_of_url(url: str) -> str:
 KINDS: dict[str, Callable[..., Route]] = {
     "home": home, "author": author, "author_feed": author_feed, "author_bibtex": author_bibtex,
     "author_csl": author_csl, "subjects": subjects, "subject": subject, "subject_feed": subject_feed,
-    "page": page, "search": search, "search_bundle": search_bundle, "site_feed": site_feed,
+    "venues": venues, "venue": venue, "page": page, "search": search, "search_bundle": search_bundle, "site_feed": site_feed,
     "authors_index": authors_index, "sitemap": sitemap, "robots": robots, "not_found": not_found,
     "static": static,
 }

@@ -6,6 +6,7 @@ what the review prints is the build's own merge, so the two cannot disagree.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from generator.assemble import assemble
@@ -14,7 +15,7 @@ from generator.review import format_review, review_author
 from generator.store import Store
 from generator.taxonomy import load_taxonomy
 
-from test_merge import arxiv, dblp, openalex, typed
+from test_merge import arxiv, dblp, openalex, orcid, typed
 
 
 def _site(tmp_path: Path, *records: object, separate: tuple[tuple[str, str], ...] = ()) -> SiteConfig:
@@ -79,3 +80,22 @@ def test_review_names_a_separate_pair_that_matches_no_record(tmp_path: Path) -> 
     assert ("separate: [arxiv:2401.01234, dblp:conf/vldb/Lovelace42] in content/authors/ada.yaml names no record "
             "of this author; check the ids") in text
     assert "merged from several sources" in text       # the pair did not match: the merge stands
+
+
+def test_no_abstract_is_reported_only_where_a_source_normally_gives_one(tmp_path: Path) -> None:
+    """DBLP, ORCID (with or without a put-code) and OpenAlex records seldom have abstracts: silent.
+    A merged record with an arXiv or typed-in part and still no abstract is reported, once."""
+    from generator.lint import lint
+
+    quiet = _site(tmp_path, dblp(title="Only in DBLP", doi=None, key="conf/x/A24"),
+                  orcid(title="Only in ORCID"), dataclasses.replace(orcid(title="ORCID without put-code"), source_ids=()),
+                  openalex(title="Only in OpenAlex", doi=None, work="W1"))
+    assert lint(quiet, Store(), load_taxonomy()) == []
+    merged = _site(tmp_path, dataclasses.replace(arxiv(), abstract=""), dblp(), openalex())    # the preprint had none either
+    assert lint(merged, Store(), load_taxonomy()) == [
+        "content/authors/ada.yaml: record 'Fast Joins on Graphs' has no abstract"]
+    kept = _site(tmp_path, arxiv(), dblp())                  # the preprint's abstract is kept: silent
+    assert lint(kept, Store(), load_taxonomy()) == []
+    typed_with_dblp = _site(tmp_path, typed("Fast Joins on Graphs", doi="10.14778/3654621.3654622"), dblp())
+    assert lint(typed_with_dblp, Store(), load_taxonomy()) == [
+        "content/authors/ada.yaml: record 'Fast Joins on Graphs.' has no abstract"]

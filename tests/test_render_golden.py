@@ -20,6 +20,7 @@ CASES = {
     "bin-cui.html": "authors/bin-cui/index.html",
     "jane-doe.html": "authors/jane-doe/index.html",   # records merged across arXiv and DBLP (issue 14)
     "subject-cs.CL.html": "subjects/cs.CL/index.html",
+    "venue-sigmod.html": "venues/sigmod-conference/index.html",   # the per-venue index (issue 14)
     "bin-cui-feed.xml": "authors/bin-cui/feed.xml",
     "site-feed.xml": "feed.xml",
     "data.json": "data.json",

@@ -4,7 +4,7 @@ templates and static files, as rendered by generator.render and indexed by gener
 * every built HTML page passes the W3C Nu HTML checker with zero errors (and the theme's CSS
   passes its CSS checker); feeds and the sitemap are well-formed XML;
 * axe-core in headless Chromium finds zero WCAG 2.0/2.1 A and AA violations on the home,
-  an author, a subject, the subjects index, the About, the 404 and the search page, in light
+  an author, a subject, the subjects index, a venue, the venue index, the About, the 404 and the search page, in light
   and dark mode; no console errors; no request leaves 127.0.0.1; nothing overflows a phone;
 * typing a word of a record title into the header search box finds that record;
 * screenshots of an author page (390 and 1280 px, light and dark) land in test-artifacts/.
@@ -118,6 +118,7 @@ def pages_under_test(site: Path, term: tuple[str, str]) -> list[tuple[str, str]]
     assert (site / "pagefind").is_dir(), "the build wrote no pagefind/ index"
     return [("home", ""), ("author", _first(site, "authors/*/index.html")),
             ("subject", _first(site, "subjects/*/index.html")), ("subjects index", "subjects/"),
+            ("venues index", "venues/"), ("venue", _first(site, "venues/*/index.html")),
             ("about", "pages/about/"), ("404", "no/such/page/"), ("search", "search/"),
             ("search results", "search/?q=" + term[1])]
 

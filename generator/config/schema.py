@@ -161,6 +161,9 @@ SITE = Table("site.yaml", (
         "fetched, on author pages and in CSL-JSON (never in BibTeX); off when absent",
         check=_matches(CITATIONS_PATTERN), expect="'openalex' (the only source of citation counts)",
         pattern=CITATIONS_PATTERN),
+    Key("venues", "bool", "add a venue index (/venues/) and one page per published venue listing its "
+        "records, with a link in the navigation; venues are grouped by name, case and a trailing year "
+        "ignored ('VLDB 2025' is venue VLDB)", default=False),
     Key("feed_size", "int", "entries in each Atom feed, author, subject and site: the newest N",
         default=50, lo=1, hi=10000),
     Key("authors_shown", "int", "names shown in a record's author list on the pages (profiled authors"

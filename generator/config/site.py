@@ -49,6 +49,7 @@ class SiteConfig:
     paginate: int = SITE.default("paginate")
     feed_size: int = SITE.default("feed_size")
     citations: str | None = SITE.default("citations")   # 'openalex': show citation counts
+    venues: bool = SITE.default("venues")               # the per-venue index (generator.venues)
     authors_shown: int = SITE.default("authors_shown")
     fetch: FetchPolicy = FetchPolicy()
     extra: Mapping[str, Any] = field(default_factory=dict)

@@ -64,11 +64,13 @@ class TransientError(Exception):
 
 
 class PermanentError(Exception):
-    """Retrying will not help (a bad query, a hostile body, a redirect off-host)."""
+    """Retrying will not help (a bad query, a hostile body, a redirect off-host). ``spent``: the
+    request's ``Extra.allowance`` is used up, so no request drawing on it is sent again this run."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, *, spent: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.spent = spent
 
 
 class QueryRefused(PermanentError):
@@ -103,11 +105,13 @@ class Extra:
     """What one kind of source adds to its requests: headers (ORCID's ``Accept: application/json``),
     statuses its ``accept`` judges instead of the retry loop (OpenAlex's 429: the day's allowance is
     spent, retrying is pointless), and a secret query part (``api_key=...``) that the transport adds
-    to the request line only: it is never part of the URL that is logged, raised or kept."""
+    to the request line only: it is never part of the URL that is logged, raised or kept. ``allowance``
+    names a budget shared by every source of the kind ('openalex'): once spent, see ``PermanentError``."""
 
     headers: tuple[tuple[str, str], ...] = ()
     own_statuses: frozenset[int] = frozenset()
     secret_query: str = ""
+    allowance: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +167,7 @@ class HttpClient:
         self.requests = 0
         self._last_end: float | None = None
         self._unresolved: dict[str, str] = {}     # host -> why, for the rest of this run
+        self._spent: dict[str, str] = {}          # allowance -> why, for the rest of this run
         self._backend = DeadlineBackend(self.clock.monotonic)
         self._client = httpx.Client(
             timeout=httpx.Timeout(policy.timeout_seconds),
@@ -197,6 +202,8 @@ class HttpClient:
         if host in self._unresolved:
             raise FetchError(url, f"{self._unresolved[host]} (earlier in this run; not tried again)", 0,
                              hint=_hint("", unresolved=True), unresolved=True)
+        if extra.allowance in self._spent:
+            raise FetchError(url, f"{self._spent[extra.allowance]} (said earlier in this run; not asked again)", 0)
         attempts = 0
         while True:
             attempts += 1
@@ -207,6 +214,8 @@ class HttpClient:
                     raise PermanentError(f"HTTP {response.status}")
                 return value
             except PermanentError as exc:
+                if exc.spent and extra.allowance:
+                    self._spent[extra.allowance] = exc.reason
                 refused = isinstance(exc, QueryRefused)
                 hint = "fix the query in the author file; the cached records were kept" if refused else None
                 raise FetchError(url, exc.reason, attempts, hint=hint or _hint(exc.reason), refused=refused) from None

@@ -12,8 +12,10 @@ nowhere else, so no URL that is logged, raised or stored ever holds it. Without 
 warning says so (a site then gets OpenAlex's tiny daily allowance).
 
 Statuses, as OpenAlex documents them: 403 means "slow down" (retried with back-off,
-honouring Retry-After); 429 means the day's allowance is spent: the source stops for this
-run at once (retrying cannot help before tomorrow) and its cache is kept.
+honouring Retry-After); 429 means the day's allowance is spent: the source stops at once
+(retrying cannot help before tomorrow), and so does every other OpenAlex source of the same
+run without a request (the allowance is the key's, not the author's: the HTTP client keeps
+it spent for the run, ``http.Extra.allowance``); each cache is kept.
 
 A page is someone else's if none of its works lists the author: refused and retried.
 Single works without the author are kept: OpenAlex truncates long author lists in list
@@ -49,6 +51,7 @@ ENV_ENDPOINT = "OPENALEX_API_URL"
 ENV_KEY = "OPENALEX_API_KEY"
 DEFAULT_ENDPOINT = "https://api.openalex.org"
 LABEL = "OpenAlex"
+ALLOWANCE = "openalex"           # the daily allowance every OpenAlex source of a run draws on (http.Extra)
 PER_PAGE = 200
 MAX_PAGES = 100                  # 20,000 works: far beyond any one author
 MAX_WORDS = 20_000
@@ -72,7 +75,8 @@ def works_url(base: str, author: str, cursor: str) -> str:
 def request_extra(environ: Mapping[str, str]) -> Extra:
     """429 judged by ``accept`` (stop, do not retry) and the API key as a secret query part."""
     key = environ.get(ENV_KEY, "").strip()
-    return Extra(own_statuses=frozenset({429}), secret_query="api_key=" + quote(key, safe="") if key else "")
+    return Extra(own_statuses=frozenset({429}), secret_query="api_key=" + quote(key, safe="") if key else "",
+                 allowance=ALLOWANCE)
 
 
 def fetch_works(client: HttpClient, base: str, author: str, environ: Mapping[str, str], today: str,
@@ -110,8 +114,9 @@ def accept_page(response: Response, *, author: str, today: str, read: int = 0, c
     if response.status == 429:
         wait = _retry_after(response)
         when = f" (Retry-After: {wait:.0f} s)" if wait is not None else ""
-        raise PermanentError(f"HTTP 429: OpenAlex's daily allowance for this key is spent{when}; this source is "
-                             f"skipped for this run and its cache kept (set {ENV_KEY} to a key of your own)")
+        raise PermanentError(f"HTTP 429: OpenAlex's daily allowance for this key is spent{when}; every OpenAlex "
+                             f"source is skipped for the rest of this run and its cache kept (set {ENV_KEY} to a "
+                             f"key of your own)", spent=True)
     if response.status == 403:
         raise TransientError("HTTP 403: OpenAlex asks to slow down (rate limit)", throttled=True,
                              retry_after=_retry_after(response))

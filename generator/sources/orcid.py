@@ -13,6 +13,12 @@ are grouped); the first summary is ORCID's preferred one. Its ids come from the 
 book); an arXiv id also when it is ``version-of`` (the preprint of this paper), so that the
 work merges with the arXiv source's record. The summary has no author list: ORCID keeps
 contributors only in the full work, one request per work, which is not worth it here.
+
+Each record keeps ``("orcid", "<iD>/<put-code>")``. ORCID has no public page for one work: the
+only per-work address is the API's (``pub.orcid.org/v3.0/<iD>/work/<put-code>``, the summary's
+``path``), data for machines, not a page for readers. So the record links the person's ORCID
+record, ``https://orcid.org/<iD>`` (``ids.orcid_url``), where the work is listed; the put-code
+is kept to tell two works of one record apart and for a per-work page should ORCID add one.
 """
 
 from __future__ import annotations
@@ -72,7 +78,7 @@ def parse_works(body: bytes, orcid_id: str) -> tuple[tuple[Record, ...], list[st
     records: dict[str, Record] = {}
     warnings: list[str] = []
     for i, group in enumerate(doc["group"]):
-        rec = normalize_group(group, order=i)
+        rec = normalize_group(group, order=i, orcid_id=orcid_id)
         if rec is None:
             warnings.append(f"skipped work {i + 1}: no summary with a title")
             continue
@@ -80,8 +86,9 @@ def parse_works(body: bytes, orcid_id: str) -> tuple[tuple[Record, ...], list[st
     return tuple(records.values()), warnings
 
 
-def normalize_group(group: Any, order: int = 0) -> Record | None:  # noqa: ANN401
-    """One ``group`` -> a ``Record`` (None when it has no usable summary)."""
+def normalize_group(group: Any, order: int = 0, orcid_id: str = "") -> Record | None:  # noqa: ANN401
+    """One ``group`` -> a ``Record`` (None when it has no usable summary). Its ORCID source id is
+    ``<iD>/<put-code>``: a put-code alone names no person, so it could make no link (``ids.orcid_url``)."""
     summaries = _get(group, "work-summary")
     summary = summaries[0] if isinstance(summaries, list) and summaries and isinstance(summaries[0], dict) else None
     if summary is None:
@@ -97,8 +104,15 @@ def normalize_group(group: Any, order: int = 0) -> Record | None:  # noqa: ANN40
         key=record_key(arxiv_id, doi, title, year), title=title, year=year, source=LABEL, arxiv_id=arxiv_id,
         published=published, doi=doi, url=link if not (arxiv_id or doi) else None, order=order,
         venue=clean_text(_str(_get(summary, "journal-title", "value")), FIELD_CAP) or None,
-        source_ids=(("orcid", str(put_code)),) if isinstance(put_code, int) else (), origins=(LABEL,),
+        source_ids=_source_ids(orcid_id, put_code), origins=(LABEL,),
     )
+
+
+def _source_ids(orcid_id: str, put_code: Any) -> tuple[tuple[str, str], ...]:  # noqa: ANN401
+    """("orcid", "<iD>/<put-code>"); a put-code that is not a whole number (or true/false) is dropped."""
+    if not isinstance(put_code, int) or isinstance(put_code, bool) or put_code < 0:
+        return ()
+    return (("orcid", f"{orcid_id}/{put_code}" if orcid_id else str(put_code)),)
 
 
 def _ids(*lists: Any) -> tuple[str | None, str | None]:  # noqa: ANN401

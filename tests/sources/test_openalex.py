@@ -214,3 +214,42 @@ def test_abstracts_are_rebuilt_from_hostile_indexes_cheaply() -> None:
     assert rebuild_abstract({"world": [1], "Hello": [0], "again": [10**12]}) == "Hello world again"
     assert rebuild_abstract({"a": "0", 1: [2], "b": [True, 3]}) == "b"
     assert rebuild_abstract(None) == rebuild_abstract([]) == ""
+
+
+def test_429_stops_every_openalex_source_of_the_run_and_keeps_each_cache(arxiv_server, site) -> None:
+    """The allowance is the key's, not one author's: after a 429 the run's other OpenAlex sources
+    send no request and keep their caches; other kinds on the same server are still fetched; the
+    next run asks again."""
+    orcid = (OTHER / "orcid-works.json").read_bytes()
+    orcid_id = "0000-0002-9341-7985"
+    pages = {"*": SAMPLE, CURSOR: last_page()}
+    quota = Reply(b'{"error": "quota"}', 429, {"Retry-After": "3600"}, content_type=JSON)
+    spent = {"on": False}
+
+    def responder(path: str, params: dict[str, str]) -> Reply:
+        if path.startswith("/v3.0/"):
+            return ok(orcid)
+        return quota if spent["on"] else ok(pages[params["cursor"]])
+
+    s = arxiv_server(responder)
+    author = f"name: %s\nsources:\n  - openalex: {{author: {AUTHOR}}}\n"
+    config = site(s.url, {"jane-doe": author % "Jane Doe", "john-roe": author % "John Roe",
+                          "mary-major": f"name: Mary Major\nsources:\n  - orcid: {orcid_id}\n"
+                                        f"  - openalex: {{author: {AUTHOR}}}\n"}, retries=3)
+    environ = {**env(s), "ORCID_API_URL": base(s)}
+    assert [r.error for r in fetch_site(config, environ=environ).results] == [None] * 4
+    paths = [cache_path(config, slug, i) for slug, i in (("jane-doe", 0), ("john-roe", 0), ("mary-major", 1))]
+    before = [p.read_bytes() for p in paths]
+    spent["on"] = True
+    hits = len(s.hits)
+    results = fetch_site(config, environ=environ).results
+    assert [h.path for h in s.hits[hits:]] == ["/works", f"/v3.0/{orcid_id}/works"]   # one 429, then ORCID only
+    first, second, orcid_result, third = results
+    assert "daily allowance for this key is spent (Retry-After: 3600 s)" in first.error
+    for later in (second, third):
+        assert "said earlier in this run; not asked again" in later.error and later.requests == 0
+        assert "sekrit" not in later.error
+    assert orcid_result.error is None
+    assert [p.read_bytes() for p in paths] == before
+    spent["on"] = False                                  # a new run (tomorrow) asks again
+    assert [r.error for r in fetch_site(config, environ=environ).results] == [None] * 4

@@ -33,7 +33,7 @@ def test_the_recorded_works_become_records_with_their_ids(arxiv_server, site) ->
     assert hit.path == f"/v3.0/{ID}/works" and hit.headers["accept"] == "application/json"
     entry = cache.read_entry(cache_path(config))
     assert entry.source == {"type": "orcid", "id": ID}
-    by_code = {dict(r.source_ids)["orcid"]: r for r in entry.records}
+    by_code = {dict(r.source_ids)["orcid"].split("/")[1]: r for r in entry.records}
     peerj = by_code["15536015"]
     assert (peerj.key, peerj.doi, peerj.year, peerj.source, peerj.origins, peerj.url) == (
         "doi:10.3233/isu-130714", "10.3233/ISU-130714", 2013, "ORCID", ("ORCID",), None)
@@ -41,6 +41,27 @@ def test_the_recorded_works_become_records_with_their_ids(arxiv_server, site) ->
     # a Scopus-only work has no DOI: keyed by title and year, linked to its (validated) URL
     scopus = by_code["15536017"]
     assert scopus.key.startswith("title:") and scopus.url.startswith("http://www.scopus.com/")
+
+
+def test_each_work_names_its_person_and_links_the_orcid_record(arxiv_server, site) -> None:
+    """The source id is '<iD>/<put-code>' (a put-code alone names no person); ORCID has no public
+    page per work, so the link is the person's record, where the work is listed."""
+    s = arxiv_server(Script(ok()))
+    config = one_source_site(site, s, f"orcid: {{id: {ID}}}")
+    fetch_one(config, {"ORCID_API_URL": base(s)})
+    records = cache.read_entry(cache_path(config)).records
+    assert len({r.source_ids for r in records}) == 8
+    for r in records:
+        (scheme, value), = r.source_ids
+        assert scheme == "orcid" and value.startswith(f"{ID}/") and value.split("/")[1].isdigit()
+        assert ("ORCID", f"https://orcid.org/{ID}") in r.source_links
+
+
+def test_a_put_code_that_is_not_a_whole_number_makes_no_source_id() -> None:
+    groups = [{"work-summary": [{"put-code": code, "title": {"title": {"value": f"Work {i}"}}}]}
+              for i, code in enumerate([True, -3, "12", 1.5, None, 42])]
+    records, _ = parse_works(json.dumps({"path": f"/{ID}/works", "group": groups}).encode(), ID)
+    assert [r.source_ids for r in records] == [(), (), (), (), (), (("orcid", f"{ID}/42"),)]
 
 
 def test_one_answer_holds_every_work_read_to_its_end(arxiv_server, site) -> None:
