@@ -280,7 +280,7 @@ def parse_page(source: str) -> _Doc:
     return d
 
 
-OUR_SCRIPTS = ("static/filter.js", "static/search.js", "pagefind/0/pagefind-ui.js", "pagefind/0/pagefind.js")
+OUR_SCRIPTS = ("static/filter.js", "static/search.js", "static/theme.js", "static/theme-init.js", "pagefind/0/pagefind-ui.js", "pagefind/0/pagefind.js")
 
 
 def page_problems(source: str, base_path: str, allowed_prefixes: tuple[str, ...]) -> list[str]:
