@@ -88,10 +88,11 @@ class Record:
         return ids.source_links(self.arxiv_id, self.doi, self.source_ids)
 
     @property
-    def link(self) -> str:
-        """The original source: the arXiv abstract page, else the record's URL, DOI,
-        or (typed-in record without id) arXiv's title search for it."""
-        return self.abs_url or self.url or self.doi_url or ids.title_search_url(self.title)
+    def link(self) -> str | None:
+        """The original source: the arXiv abstract page, else the record's URL, else its DOI;
+        None for a record that gives none of them (a typed-in record without id or URL is shown
+        without a link rather than with a guess, issue 13)."""
+        return self.abs_url or self.url or self.doi_url
 
     @property
     def anchor(self) -> str:
@@ -167,6 +168,20 @@ class Link:
 
 
 @dataclass(frozen=True, slots=True)
+class Photo:
+    """An author's photo: the image file under content/ (``source``, relative to the site root,
+    so the jobs' digests are the same on every machine),
+    its content digest (what the copy job reads), its file suffix and its pixel size, written
+    into the page so the layout does not move while it loads."""
+
+    source: str
+    digest: str
+    suffix: str        # '.png', '.jpg', '.webp', '.gif' or '.svg'
+    width: int
+    height: int
+
+
+@dataclass(frozen=True, slots=True)
 class Author:
     slug: str
     name: str
@@ -177,6 +192,10 @@ class Author:
     subjects: tuple[tuple[str, int], ...]  # (code, count), most used first
     years: tuple[tuple[int, int], ...]  # (year, count), newest first
     template: str = "author.html"
+    photo: Photo | None = None
+    role: str | None = None             # "PhD student", "Professor" ...
+    group: str | None = None            # "current", "alumni" ... (ordered by site.yaml's groups)
+    pinned: tuple[Record, ...] = ()     # "Selected publications", in the order the file gives
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +240,7 @@ class SiteModel:
     people: Mapping[str, str] = field(default_factory=dict)  # normalised name -> profiled author slug
     feed_size: int = 20        # entries of each Atom feed (author, subject, site): the newest
     authors_shown: int = 10    # names of a record's byline on the pages (generator.byline)
+    groups: tuple[str, ...] = ()  # the order of the authors' groups on the home page (site.yaml)
 
     @property
     def author_by_slug(self) -> dict[str, Author]:

@@ -47,6 +47,7 @@ class SiteConfig:
     feed_size: int = SITE.default("feed_size")
     citations: str | None = SITE.default("citations")   # 'openalex': show citation counts
     authors_shown: int = SITE.default("authors_shown")
+    groups: tuple[str, ...] = SITE.default("groups")   # the order of the authors' groups on the home page
     fetch: FetchPolicy = FetchPolicy()
     extra: Mapping[str, Any] = field(default_factory=dict)
     authors: tuple[AuthorConfig, ...] = ()
@@ -85,7 +86,7 @@ def load_site(root: Path, base_url: str | None = None) -> SiteConfig:
     values["extra"] = dict(values["extra"])
     if ck.problems:
         raise SiteError.from_problems(ck.problems)
-    return SiteConfig(root=root, **values, authors=load_authors(root), pages=load_pages(root))
+    return SiteConfig(root=root, **values, authors=load_authors(root, values["groups"]), pages=load_pages(root))
 
 
 def _output_dir(ck: Checker, m: YMap, root: Path, output_dir: str) -> str:
