@@ -115,12 +115,13 @@ def test_a_decompression_bomb_header_is_refused_without_decoding(tmp_path: Path)
     assert line.startswith("content/authors/a.yaml:2: 'photo': content/bomb.png ")
 
 
-@pytest.mark.parametrize("value", ["../../site.yaml", "/etc/passwd", "a/../../x.png", "~/x.png", "missing.png",
+@pytest.mark.parametrize("value", ["../../site.yaml", "ABSOLUTE", "a/../../x.png", "~/x.png", "missing.png",
                                    "link.png"])
 def test_photo_paths_outside_content_or_missing_are_refused(tmp_path: Path, value: str) -> None:
-    root = make_project(tmp_path, {"content/authors/a.yaml": f"name: A\nphoto: '{value}'\n"})
-    outside = tmp_path / "secret.png"
+    outside = tmp_path / "secret.png"     # a real image outside the site, named absolutely or by a symlink
     outside.write_bytes(_png(5, 5))
+    value = str(outside) if value == "ABSOLUTE" else value
+    root = make_project(tmp_path, {"content/authors/a.yaml": f"name: A\nphoto: '{value}'\n"})
     (root / "content" / "link.png").symlink_to(outside)
     (line,) = _problems(root)
     assert line.startswith("content/authors/a.yaml:2: 'photo'"), line
