@@ -47,8 +47,13 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
         language=config.language, authors=authors, subjects=_subjects(authors, taxonomy), pages=pages,
         record_authors={k: tuple(v) for k, v in record_authors.items()}, paginate=config.paginate,
         cname=config.cname, extra=config.extra, people=people,
-        feed_size=config.feed_size, authors_shown=config.authors_shown, venues=config.venues,
+        feed_size=config.feed_size, authors_shown=config.authors_shown, venues=config.venues, groups=_groups(config),
     )
+
+
+def _groups(config: SiteConfig) -> tuple[str, ...]:
+    """site.yaml's groups, else the authors' groups in the order they first appear."""
+    return config.groups or tuple(dict.fromkeys(a.group for a in config.authors if a.group))
 
 
 def kept_records(author: AuthorConfig, store: Store) -> list[Record]:
@@ -74,7 +79,8 @@ def sort_newest_first(records: Iterable[Record]) -> list[Record]:
 
 def assemble_author(a: AuthorConfig, store: Store, tax: Taxonomy, citations: str | None = None) -> Author:
     """One author: kept records merged and sorted, with their subject and year counts."""
-    records = sort_newest_first(_cited(merge_records(kept_records(a, store), a.separate), citations))
+    merged = _with_extra_links(merge_records(kept_records(a, store), a.separate), a.extra_links)
+    records = sort_newest_first(_cited(merged, citations))
     # Every subject of a record (primary and cross-lists), as the page's filter counts them (issue 15).
     subj = Counter(code for r in records for code in dict.fromkeys(r.subjects))
     years = Counter(r.year for r in records if r.year)
@@ -83,7 +89,42 @@ def assemble_author(a: AuthorConfig, store: Store, tax: Taxonomy, citations: str
         links=a.links, records=tuple(records),
         subjects=tuple(sorted(subj.items(), key=lambda kv: (-kv[1], kv[0]))),
         years=tuple(sorted(years.items(), reverse=True)), template=a.template,
+        photo=a.photo, role=a.role, group=a.group, pinned=_pinned(records, a.pinned),
     )
+
+
+def _ids(r: Record) -> set[str]:
+    """The ids a user may name a record by: its key, arXiv id and DOI (case-folded)."""
+    found = {r.key.casefold()}
+    if r.arxiv_id:
+        found.add(r.arxiv_id.casefold())
+    if r.doi:
+        found |= {r.doi.casefold(), f"doi:{r.doi}".casefold()}
+    return found
+
+
+def _pinned(records: list[Record], wanted: tuple[str, ...]) -> tuple[Record, ...]:
+    """The records named in ``pinned``, in the order given; ids that name no record are skipped."""
+    out: list[Record] = []
+    for rid in wanted:
+        r = next((r for r in records if rid.casefold() in _ids(r)), None)
+        if r is not None and r not in out:
+            out.append(r)
+    return tuple(out)
+
+
+def _with_extra_links(records: list[Record], extra: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]) -> list[Record]:
+    """Records with the author file's ``extra_links`` added (a kind the record has keeps its own URL)."""
+    if not extra:
+        return records
+    out = []
+    for r in records:
+        ids = _ids(r)
+        added = [link for rid, links in extra if rid.casefold() in ids for link in links]
+        kinds = {k for k, _ in r.links}
+        new = [(k, u) for k, u in dict(added).items() if k not in kinds]
+        out.append(dataclasses.replace(r, links=r.links + tuple(new)) if new else r)
+    return out
 
 
 def _cited(records: list[Record], citations: str | None) -> list[Record]:

@@ -187,7 +187,7 @@ def plan_site(config: SiteConfig, site: SiteModel, options: dict[str, object], s
     from generator.taxonomy import load_taxonomy
     from generator.themes import make_environment
 
-    tasks = [*plan_tasks(env or make_environment(config.root, config.theme), site, load_taxonomy())]
+    tasks = [*plan_tasks(env or make_environment(config.root, config.theme), site, load_taxonomy(), root=config.root)]
     if search:
         shards = plan_shards([a.slug for a in config.authors], [p.name for p in config.pages])
         tasks += shard_tasks(site, shards)

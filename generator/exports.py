@@ -25,6 +25,7 @@ indentation so the C encoder is used (``indent`` forces the pure-Python one).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import unicodedata
@@ -115,7 +116,8 @@ def _bibtex_fields(r: Record) -> tuple[str, list[tuple[str, str]]]:
             fields.append(("primaryClass", r.primary_subject))
     if r.doi:
         fields.append(("doi", _balanced(r.doi)))
-    fields.append(("url", _balanced(r.link)))
+    if r.link:
+        fields.append(("url", _balanced(r.link)))
     return entry, fields
 
 
@@ -134,10 +136,16 @@ def to_bibtex(author: Author) -> bytes:
         seen[key] = seen.get(key, 0) + 1
         if seen[key] > 1:
             key = f"{key}{chr(ord('a') + seen[key] - 2)}" if seen[key] < 28 else f"{key}{seen[key]}"
-        kind, fields = _bibtex_fields(r)
+        kind, fields = _bibtex_fields(_with_authors(r, author))
         body = ",\n".join(f"\t{name} = {{{value}}}" for name, value in fields)
         entries.append(f"@{kind}{{{key},\n{body}\n}}\n")
     return "\n".join(entries).encode("utf-8")
+
+
+def _with_authors(r: Record, author: Author) -> Record:
+    """A record typed into an author's file without an ``authors`` list is that author's own:
+    the exports name them rather than leave BibTeX and CSL-JSON without any author (issue 13)."""
+    return r if r.authors else dataclasses.replace(r, authors=(Person(author.name),))
 
 
 def _csl_person(p: Person) -> dict[str, Any]:
@@ -165,8 +173,9 @@ def csl_item(r: Record) -> dict[str, Any]:
         "id": r.arxiv_id or r.doi or r.key,
         "type": _CSL_TYPE[kind],
         "title": tex_to_text(r.title),
-        "URL": r.link,
     }
+    if r.link:
+        item["URL"] = r.link
     if r.authors:
         item["author"] = [_csl_person(p) for p in r.authors]
     parts = _date_parts(r)
@@ -193,7 +202,7 @@ def csl_item(r: Record) -> dict[str, Any]:
 
 
 def to_csl_json(author: Author) -> bytes:
-    return _dumps([csl_item(r) for r in author.records])
+    return _dumps([csl_item(_with_authors(r, author)) for r in author.records])
 
 
 def authors_index(site: SiteModel) -> bytes:

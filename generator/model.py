@@ -88,10 +88,14 @@ class Record:
         return ids.source_links(self.arxiv_id, self.doi, self.source_ids)
 
     @property
-    def link(self) -> str:
-        """The original source: the arXiv abstract page, else the record's URL, DOI,
-        or (typed-in record without id) arXiv's title search for it."""
-        return self.abs_url or self.url or self.doi_url or ids.title_search_url(self.title)
+    def link(self) -> str | None:
+        """The original source: the arXiv abstract page, else the record's URL, else its DOI. A
+        typed-in record labelled arXiv but given no id (the demo's, copied from profile pages) links
+        to arXiv's search for its title, where it is; any other record that gives none of them has
+        no link, rather than a guess (issue 13: a 'Manual' record is not searched on arXiv)."""
+        if self.abs_url or self.url or self.doi_url:
+            return self.abs_url or self.url or self.doi_url
+        return ids.title_search_url(self.title) if self.source == "arXiv" else None
 
     @property
     def anchor(self) -> str:
@@ -167,6 +171,20 @@ class Link:
 
 
 @dataclass(frozen=True, slots=True)
+class Photo:
+    """An author's photo: the image file under content/ (``source``, relative to the site root,
+    so the jobs' digests are the same on every machine),
+    its content digest (what the copy job reads), its file suffix and its pixel size, written
+    into the page so the layout does not move while it loads."""
+
+    source: str
+    digest: str
+    suffix: str        # '.png', '.jpg', '.webp', '.gif' or '.svg'
+    width: int
+    height: int
+
+
+@dataclass(frozen=True, slots=True)
 class Author:
     slug: str
     name: str
@@ -177,6 +195,10 @@ class Author:
     subjects: tuple[tuple[str, int], ...]  # (code, count), most used first
     years: tuple[tuple[int, int], ...]  # (year, count), newest first
     template: str = "author.html"
+    photo: Photo | None = None
+    role: str | None = None             # "PhD student", "Professor" ...
+    group: str | None = None            # "current", "alumni" ... (ordered by site.yaml's groups)
+    pinned: tuple[Record, ...] = ()     # "Selected publications", in the order the file gives
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,6 +244,7 @@ class SiteModel:
     feed_size: int = 50        # entries of each Atom feed (author, subject, site): the newest
     authors_shown: int = 10    # names of a record's byline on the pages (generator.byline)
     venues: bool = False       # the per-venue index is built (site.yaml venues: true; generator.venues)
+    groups: tuple[str, ...] = ()  # the order of the authors' groups on the home page (site.yaml)
 
     @property
     def author_by_slug(self) -> dict[str, Author]:

@@ -15,6 +15,7 @@ import functools
 import math
 import traceback
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import jinja2
@@ -131,9 +132,10 @@ def _feed(page: Route, title: str, subtitle: str, records: tuple[Record, ...], g
     return PagePlan(routes.feed_of(page.url), "feed.xml", ctx, False, group, len(records) + 1)
 
 
-def plan_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> list[Task]:
+def plan_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy, root: Path | None = None) -> list[Task]:
     """Every file of the site as a task: pages, feeds, exports, the authors' index, sitemap,
-    robots.txt, .nojekyll and CNAME; each names what it reads."""
+    robots.txt, .nojekyll, CNAME and (given the site's ``root``) the authors' photos; each
+    names what it reads."""
     env.globals.update(template_globals(env, site, taxonomy))
     env.filters.update(template_filters(env.globals))
     plans = plan_pages(site, taxonomy)
@@ -148,7 +150,16 @@ def plan_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> 
     urls = [p.route.url for p in plans if p.in_sitemap]
     sitemap = PagePlan(routes.sitemap(), "sitemap.xml", {"urls": urls}, in_sitemap=False)
     tasks.append(Task(sitemap.rel_path, functools.partial(_render_bytes, env, sitemap), reads=(urls,)))
-    return tasks + _static_tasks(site)
+    return tasks + _static_tasks(site) + _photo_tasks(site, root)
+
+
+def _photo_tasks(site: SiteModel, root: Path | None) -> list[Task]:
+    """Each author's photo, copied: the job reads the file's content digest."""
+    if root is None:
+        return []
+    return [Task(routes.author_photo(a.slug, a.photo.suffix).path,
+                 functools.partial((root / a.photo.source).read_bytes), f"author:{a.slug}", 1, (a.photo.digest,))
+            for a in site.authors if a.photo]
 
 
 def _static_tasks(site: SiteModel) -> list[Task]:

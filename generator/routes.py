@@ -54,6 +54,11 @@ def author_csl(slug: str) -> Route:
     return _file(author(slug).url + "publications.json")
 
 
+def author_photo(slug: str, suffix: str) -> Route:
+    """An author's photo, copied next to their page (``suffix`` such as '.jpg')."""
+    return _file(author(slug).url + "photo" + suffix)
+
+
 def subjects() -> Route:
     return _folder("subjects/")
 
@@ -144,8 +149,9 @@ def file_of_url(url: str) -> str:
 
 KINDS: dict[str, Callable[..., Route]] = {
     "home": home, "author": author, "author_feed": author_feed, "author_bibtex": author_bibtex,
-    "author_csl": author_csl, "subjects": subjects, "subject": subject, "subject_feed": subject_feed,
-    "venues": venues, "venue": venue, "page": page, "search": search, "search_bundle": search_bundle, "site_feed": site_feed,
+    "author_csl": author_csl, "author_photo": author_photo, "subjects": subjects, "subject": subject,
+    "subject_feed": subject_feed, "venues": venues, "venue": venue, "page": page, "search": search,
+    "search_bundle": search_bundle, "site_feed": site_feed,
     "authors_index": authors_index, "sitemap": sitemap, "robots": robots, "not_found": not_found,
     "static": static,
 }

@@ -99,7 +99,9 @@ def author_jsonld(urls: Urls, names: Mapping[str, str], taxonomy: Taxonomy, a: A
 
 def _work_jsonld(r: Record, person_id: str, names: Mapping[str, str], taxonomy: Taxonomy,
                  shown: tuple[int, Mapping[str, str]]) -> dict[str, Any]:
-    w: dict[str, Any] = {"@type": "ScholarlyArticle", "name": tex_to_text(r.title), "url": r.link}
+    w: dict[str, Any] = {"@type": "ScholarlyArticle", "name": tex_to_text(r.title)}
+    if r.link:
+        w["url"] = r.link
     if r.published or r.year:
         w["datePublished"] = r.published[:10] if r.published else str(r.year)
     if r.authors:

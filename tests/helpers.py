@@ -287,15 +287,17 @@ def page_records(source: str) -> list[PageRecord]:
     doc = parse_html(source)
     out = []
     for li in doc.find_all("li", "record"):
-        title_a = li.find("h3", "record-title").find("a")
+        title = li.find("h3", "record-title")
+        title_a = title.find_all("a")   # none for a record without id, URL or DOI (issue 13)
+        sources = li.find_all("a", "source")
         abstracts = li.find_all("details", "abstract")
         out.append(PageRecord(
             year=li.find("span", "year").text().strip(),
-            title_html=title_a.inner_html(source),
-            title_href=title_a.attrs.get("href") or "",
+            title_html=(title_a[0] if title_a else title).inner_html(source),
+            title_href=title_a[0].attrs.get("href") or "" if title_a else "",
             abstract_html=abstracts[0].find("p").inner_html(source) if abstracts else None,
             chips=tuple(a.text().strip() for a in li.find_all("a", "chip")),
-            source_href=(li.find_all("a", "source") or [title_a])[0].attrs.get("href") or "",  # brief: the title
+            source_href=((sources or title_a or [None])[0].attrs.get("href") or "") if (sources or title_a) else "",
         ))
     return out
 

@@ -28,6 +28,7 @@ import pytest
 from generator.assemble import assemble
 from generator.store import read_all
 from generator.config import load_site
+from generator import ids
 from generator.latex import tex_to_html, tex_to_text
 from generator.linkcheck import check_links
 from generator.taxonomy import load_taxonomy
@@ -144,7 +145,9 @@ def test_feed_parses_and_matches_author_page(demo, slug: str) -> None:
     assert len(feed.entries) == len(page) == len(author.records) > 0
     assert [e.title for e in feed.entries] == [tex_to_text(r.title) for r in author.records]
     assert [p.title_html for p in page] == [str(tex_to_html(r.title)) for r in author.records]
-    assert [e.link for e in feed.entries] == [p.title_href for p in page]
+    # A record without a link of its own (typed in without id, URL or DOI) links to its entry on the page.
+    anchors = [f"{load_site(demo.root).base_url}authors/{slug}/#{r.anchor}" for r in author.records]
+    assert [e.link for e in feed.entries] == [p.title_href or a for p, a in zip(page, anchors)]
     assert [e.summary for e in feed.entries] == [tex_to_text(r.abstract) for r in author.records]
     assert [[t.term for t in e.tags] for e in feed.entries] == [list(p.chips) for p in page]
     ids = [e.id for e in feed.entries]
@@ -180,9 +183,8 @@ def test_author_page_lists_every_seed_record_in_order(demo, seed: Seed) -> None:
         assert got.year == str(rec.year), rec.title
         assert got.abstract_html == str(tex_to_html(norm_space(rec.abstract))), f"abstract differs for {rec.title!r}"
         assert got.chips[:1] == (rec.subject,), rec.title
-        # A typed-in record without an id links to arXiv's title search for it.
-        assert got.title_href == got.source_href
-        assert got.title_href.startswith("https://arxiv.org/"), got.title_href
+        # Typed in from the profile page with the label arXiv and no id: arXiv's search for its title.
+        assert got.title_href == got.source_href == ids.title_search_url(norm_space(rec.title))
     assert positions == sorted(positions), "seed records are not in the seed's order"
     assert len(set(positions)) == len(positions)
 

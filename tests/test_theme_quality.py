@@ -304,7 +304,7 @@ def _unique_title_word(page) -> tuple[str, str]:  # noqa: ANN001
     """A record title (without math) on the open author page and a word that occurs in the
     page's text only inside that title, so the record must be what the search shows."""
     titles = page.evaluate("""() => [...document.querySelectorAll('main h3')]
-        .filter(h => !h.querySelector('math') && h.querySelector('a'))
+        .filter(h => !h.querySelector('math'))
         .map(h => h.textContent.replace(/\\s+/g, ' ').trim())""")
     text = page.evaluate("document.querySelector('main').textContent").lower()
     best = None

@@ -13,12 +13,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from generator import ids
-from generator.config.check import OUTSIDE, Checker, outside, read_table
-from generator.config.schema import AUTHOR, FILTERS, LINKS
+from generator.config.check import OUTSIDE, Checker, describe, join, no_controls, outside, read_table
+from generator.config.photos import read_photo
+from generator.config.schema import AUTHOR, FILTERS, LINKS, RECORD_LINKS, Key, record_links
 from generator.config.sources import Source, read_sources
 from generator.errors import Problem, SiteError
-from generator.model import Link
-from generator.yamlfile import decode_yaml, read_bytes
+from generator.model import Link, Photo
+from generator.yamlfile import YMap, decode_yaml, read_bytes
 
 if TYPE_CHECKING:
     from generator.parsed import ParsedInputs
@@ -47,13 +48,20 @@ class AuthorConfig:
     filters: Filters = Filters()
     template: str = AUTHOR.default("template")
     separate: tuple[tuple[str, str], ...] = AUTHOR.default("separate")   # record ids never merged
+    role: str | None = AUTHOR.default("role")
+    group: str | None = AUTHOR.default("group")
+    photo: Photo | None = None
+    pinned: tuple[str, ...] = AUTHOR.default("pinned")        # record ids, arXiv ids or DOIs
+    extra_links: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()   # (record id, (kind, URL)...)
 
 
 def load_authors(root: Path, parsed: ParsedInputs | None = None,
-                 unchanged: Mapping[str, AuthorConfig] | None = None) -> tuple[AuthorConfig, ...]:
+                 unchanged: Mapping[str, AuthorConfig] | None = None,
+                 groups: tuple[str, ...] = ()) -> tuple[AuthorConfig, ...]:
     """Every author file of the site, in file name order; one ``SiteError`` for all their problems.
     With ``parsed``, a file whose bytes were parsed before is not parsed again. ``unchanged``:
-    the preview's authors by file (``AuthorConfig.path``) that the watcher saw no change to."""
+    the preview's authors by file (``AuthorConfig.path``) that the watcher saw no change to.
+    ``groups`` (site.yaml), when given, are the only groups an author may name."""
     folder = root / "content" / "authors"
     if not folder.is_dir():
         return ()
@@ -75,10 +83,12 @@ def load_authors(root: Path, parsed: ParsedInputs | None = None,
         seen[f.stem] = display
         try:
             data = read_bytes(f, display)
-            if parsed is None:
-                author, found = _load_author(data, f.stem, display)
+            load = partial(_load_author, slug=f.stem, display=display, root=root, groups=groups)
+            if parsed is None or b"photo" in data:   # a photo's size is read from its own file: not keyed here
+                author, found = load(data)
             else:
-                author, found = parsed.get("author", display, data, partial(_load_author, slug=f.stem, display=display))
+                key = data + b"\0groups:" + "\0".join(groups).encode()   # the check of 'group' reads them
+                author, found = parsed.get("author", display, key, lambda _: load(data))
         except SiteError as exc:
             message = f"{exc.message} ({exc.hint})" if exc.hint else exc.message
             problems.extend(exc.problems or (Problem(exc.path or display, exc.line, message),))
@@ -105,21 +115,48 @@ def _refuse_file(f: Path, root: Path, display: str, seen: dict[str, str]) -> Pro
     return None
 
 
-def _load_author(raw: bytes, slug: str, display: str) -> tuple[AuthorConfig | None, list[Problem]]:
+def _load_author(raw: bytes, slug: str, display: str, root: Path,
+                 groups: tuple[str, ...]) -> tuple[AuthorConfig | None, list[Problem]]:
     data, parse_problems = decode_yaml(raw, display)
     ck = Checker(display)
     ck.problems.extend(parse_problems)
     m = ck.mapping(data, "author file", 1)
     if m is None:
         return None, ck.problems
-    v = read_table(ck, m, AUTHOR, readers={"sources": read_sources})
+    v = read_table(ck, m, AUTHOR, readers={"sources": read_sources, "record_links": read_extra_links})
+    if groups and v["group"] is not None and v["group"] not in groups:
+        ck.err(m.lines.get("group"), f"'group' must be one of site.yaml's groups ({', '.join(groups)}), found "
+                                     f"{v['group']!r}; add it to 'groups' in site.yaml or correct it here")
     author = AuthorConfig(
         slug=slug, name=v["name"] or slug, path=display, affiliation=v["affiliation"],
         links=links_of(v["links"]), bio=v["bio"], aliases=v["aliases"], sources=v["sources"],
         include=v["include"], exclude=v["exclude"], filters=Filters(**v["filters"]) if v["filters"] else Filters(),
-        template=v["template"], separate=v["separate"],
+        template=v["template"], separate=v["separate"], role=v["role"], group=v["group"],
+        photo=read_photo(ck, root, v["photo"], m.lines.get("photo")), pinned=v["pinned"],
+        extra_links=tuple(v["extra_links"].items()) if v["extra_links"] else (),
     )
     return author, ck.problems
+
+
+def read_extra_links(ck: Checker, m: YMap, key: Key, where: str) -> dict[str, tuple[tuple[str, str], ...]]:
+    """``extra_links``: record id -> its links (code, slides ...), each URL checked as a record's own."""
+    name = join(where, key.name)
+    value = m.get(key.name)
+    if value is None:
+        return {}
+    if not isinstance(value, YMap):
+        ck.err(m.lines[key.name], f"'{name}' must be {key.expect}, found {describe(value)}")
+        return {}
+    out: dict[str, tuple[tuple[str, str], ...]] = {}
+    for rid, links in value.items():
+        if not isinstance(rid, str) or not no_controls(rid).strip():
+            ck.err(value.lines[rid], f"'{name}': {describe(rid)} is not a record id; quote arXiv ids such as "
+                                     f"'2401.01234'")
+            continue
+        sub = ck.mapping(links, f"{name}.{rid}", value.lines[rid])
+        if sub is not None:
+            out[rid.strip()] = record_links(read_table(ck, sub, RECORD_LINKS, f"{name}.{rid}"))
+    return out
 
 
 def links_of(values: dict[str, Any] | None) -> tuple[Link, ...]:

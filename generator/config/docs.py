@@ -20,7 +20,7 @@ _TYPE_NAMES = {
     "text": "text", "int": "whole number", "number": "number", "bool": "true/false", "texts": "list of text",
     "categories": "list of arXiv subjects", "arxiv_ids": "list of arXiv ids", "arxiv_id": "arXiv id",
     "date": "date", "mapping": "mapping", "section": "mapping", "sources": "list of sources",
-    "pairs": "list of pairs",
+    "pairs": "list of pairs", "record_links": "mapping of record ids to links",
 }
 _ALLOWED = {
     "categories": "arXiv subject codes such as cs.LG (one code alone is a list of one)",
@@ -29,6 +29,8 @@ _ALLOWED = {
     "texts": "one text alone is a list of one",
     "date": "a date such as 2024-05-31, or a date and time",
     "mapping": "any keys",
+    "record_links": "record ids as keys (quoted); each value maps code, slides, video, project or poster to "
+                    "an http(s) URL",
 }
 
 _INTRO = f"""\

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from generator.config.schema import AUTHOR, SCHEMA_DIR, SITE, Key, Table
+from generator.config.schema import AUTHOR, RECORD_LINKS, SCHEMA_DIR, SITE, Key, Table
 from generator.config.sources import SOURCE_SCHEMAS
 from generator.taxonomy import load_taxonomy
 
@@ -93,6 +93,8 @@ def _type_schema(key: Key) -> dict[str, Any]:  # noqa: PLR0911 - one return per 
     if t == "pairs":
         text = {"type": "string", "pattern": NOT_BLANK}
         return {"type": "array", "items": {"type": "array", "items": text, "minItems": 2, "maxItems": 2}}
+    if t == "record_links":
+        return {"type": "object", "additionalProperties": table_schema(RECORD_LINKS)}
     if t == "section":
         return table_schema(key.table)  # type: ignore[arg-type]
     if t == "sources":

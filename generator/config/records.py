@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from generator import ids
-from generator.config.schema import HTTP_PATTERN, HTTP_URL, Key, Table
+from generator.config.schema import HTTP_PATTERN, HTTP_URL, RECORD_LINKS, Key, Table, record_links
 from generator.model import Person, Record, record_key
 
 DOI_PATTERN = r"(?:[Hh][Tt][Tt][Pp][Ss]?://(?:dx\.)?doi\.org/|[Dd][Oo][Ii]:)?10\.[0-9]{4,9}/[^\s\"<>]{1,300}"
@@ -27,8 +27,12 @@ RECORD = Table("records", (
     Key("url", "text", "a link to the record", check=ids.safe_url, expect=HTTP_URL, pattern=HTTP_PATTERN),
     Key("journal_ref", "text", "where it was published (journal, conference)"),
     Key("comment", "text", "a short note shown with the record"),
-    Key("source", "text", "the name of the source shown with the record", default="arXiv"),
+    Key("venue", "text", "the published venue, such as VLDB 2025"),
+    Key("source", "text", "the label shown with the record, such as Manual or Journal (when absent: arXiv if "
+        "it gives an arxiv_id, else Manual)"),
     Key("published", "date", "the date it appeared, such as 2024-05-31"),
+    Key("links", "section", "links shown with the record: code, slides, video, project, poster",
+        table=RECORD_LINKS, expect="a mapping of link kinds to URLs"),
 ), help="Records typed in by hand: a list of mappings, one per record.", many=True)
 
 
@@ -40,9 +44,18 @@ def to_record(v: dict[str, Any], order: int) -> Record | None:
     subjects = v["subjects"]
     return Record(
         key=record_key(v["arxiv_id"], v["doi"], title, year),
-        title=" ".join(title.split()), year=year, source=v["source"], arxiv_id=v["arxiv_id"],
+        title=" ".join(title.split()), year=year, source=v["source"] or _label(v), arxiv_id=v["arxiv_id"],
         authors=tuple(Person(a) for a in v["authors"]), abstract=" ".join(v["abstract"].split()),
         published=v["published"], updated=v["published"],
         primary_subject=subjects[0] if subjects else None, subjects=tuple(dict.fromkeys(subjects)),
         doi=v["doi"], journal_ref=v["journal_ref"], comment=v["comment"], url=v["url"], order=order,
+        venue=v["venue"], links=record_links(v["links"]),
     )
+
+
+def _label(v: dict[str, Any]) -> str:
+    """The label of a record that names no source: it is arXiv's only when it gives an arXiv id."""
+    return "arXiv" if v["arxiv_id"] else MANUAL
+
+
+MANUAL = "Manual"

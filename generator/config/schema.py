@@ -23,7 +23,7 @@ SCHEMA_DIR = "docs/schema"      # where a site keeps the JSON Schema files, rela
 
 # The value types a row can have; json_schema and docs describe each of them.
 TYPES = ("text", "int", "number", "bool", "texts", "categories", "arxiv_ids", "arxiv_id", "date",
-         "mapping", "section", "sources", "pairs")
+         "mapping", "section", "sources", "pairs", "record_links")
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +84,8 @@ ORCID_PATTERN = r"(?:https?://orcid\.org/)?([0-9]{4}-[0-9]{4}-[0-9]{4}-[0-9]{3}[
 ARXIV_AUTHOR_ID = r"[a-z0-9_]{2,64}"
 CITATIONS_PATTERN = r"openalex"
 EMAIL_PATTERN = r"[^@\s\"'<>]+@[^@\s\"'<>]+\.[A-Za-z]{2,}"
+# A path inside content/: not absolute, no '..' segment, no backslash (the loader checks the file too).
+PHOTO_PATTERN = r"(?!(?:.*/)?\.\.(?:/|$))[^/\\\s~][^\\]*"
 BASE_URL_PATTERN = r"(?:/(?!/)|[Hh][Tt][Tt][Pp][Ss]?://).*"
 # A folder inside the site: not absolute, '~', '.', '..', a Windows path, or one of the site's own folders.
 OUTPUT_DIR_PATTERN = (r"(?!\.\.?(?:/|$))(?!(?:content|themes|templates|static|generator|tests|\.git)(?:/|$))"
@@ -170,6 +172,8 @@ SITE = Table("site.yaml", (
         " of the site always show, the rest as 'and N more'); exports keep every author",
         default=10, lo=1, hi=10000),
     Key("fetch", "section", "how sources are fetched", table=FETCH),
+    Key("groups", "texts", "the order of the authors' groups on the home page, such as [current, alumni]; "
+        "each author's 'group' must be one of them", default=()),
     Key("extra", "mapping", "free values for your own templates (site.extra.NAME)", default={}),
 ), help="The site: one file at the root of the site folder.")
 
@@ -187,6 +191,22 @@ LINKS = Table("links", (
         expect="an e-mail address", pattern=EMAIL_PATTERN),
 ), help="Links shown on the author's page, in this order.")
 
+RECORD_LINKS = Table("record links", (
+    _link("code", "Code", "the record's source code"),
+    _link("slides", "Slides", "the slides of its talk"),
+    _link("video", "Video", "a recording of its talk"),
+    _link("project", "Project", "its project page"),
+    _link("poster", "Poster", "its poster"),
+), help="Links shown with one record, in this order.")
+
+
+def record_links(values: dict[str, Any] | None) -> tuple[tuple[str, str], ...]:
+    """(kind, URL) of the links given, in the schema's order (``model.Record.links``)."""
+    if not values:
+        return ()
+    return tuple((key.name, values[key.name]) for key in RECORD_LINKS.keys if values[key.name])
+
+
 FILTERS = Table("filters", (
     Key("categories", "categories", "keep only records with one of these arXiv subjects", default=()),
     Key("since", "int", "keep only records from this year on", lo=1900, hi=2100),
@@ -197,6 +217,13 @@ FILTERS = Table("filters", (
 AUTHOR = Table("author file", (
     Key("name", "text", "the author's name as shown on the page", required=True),
     Key("affiliation", "text", "the author's institution"),
+    Key("role", "text", "the author's role or position, such as PhD student or Professor"),
+    Key("group", "text", "the group the author is listed under on the home page, such as current or alumni "
+        "(one of site.yaml's 'groups' when it lists them)"),
+    Key("photo", "text", "a photo: a PNG, JPEG, WebP or GIF image under content/, such as "
+        "photos/jane-doe.jpg; it is copied to the site with its width and height",
+        check=_matches(PHOTO_PATTERN), pattern=PHOTO_PATTERN,
+        expect="a path to an image inside content/, such as photos/jane-doe.jpg"),
     Key("links", "section", "links to the author's other profiles", table=LINKS,
         expect="a mapping of link kinds to URLs"),
     Key("bio", "text", "a few sentences about the author (Markdown)", default=""),
@@ -204,6 +231,11 @@ AUTHOR = Table("author file", (
     Key("sources", "sources",
         "where the records come from: a list of arxiv, feed, records, orcid, dblp or openalex entries",
         default=()),
+    Key("pinned", "texts", "records shown first as 'Selected publications': arXiv ids, DOIs or record ids "
+        "(quote them)", default=()),
+    Key("extra_links", "record_links", "links (code, slides, video, project, poster) for fetched records, by "
+        "arXiv id, DOI or record id: {'2401.01234': {code: https://...}}", default=(),
+        expect="a mapping of record ids to mappings of link kinds to URLs"),
     Key("include", "arxiv_ids", "arXiv ids always kept, whatever the filters say (quote them)", default=()),
     Key("exclude", "arxiv_ids", "arXiv ids never shown, e.g. a namesake's (quote them)", default=()),
     Key("filters", "section", "which fetched records are kept", table=FILTERS),

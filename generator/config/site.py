@@ -51,6 +51,7 @@ class SiteConfig:
     citations: str | None = SITE.default("citations")   # 'openalex': show citation counts
     venues: bool = SITE.default("venues")               # the per-venue index (generator.venues)
     authors_shown: int = SITE.default("authors_shown")
+    groups: tuple[str, ...] = SITE.default("groups")   # the order of the authors' groups on the home page
     fetch: FetchPolicy = FetchPolicy()
     extra: Mapping[str, Any] = field(default_factory=dict)
     authors: tuple[AuthorConfig, ...] = ()
@@ -90,7 +91,8 @@ def load_site(root: Path, base_url: str | None = None, parsed: ParsedInputs | No
     values["extra"] = dict(values["extra"])
     if ck.problems:
         raise SiteError.from_problems(ck.problems)
-    return SiteConfig(root=root, **values, authors=load_authors(root, parsed), pages=load_pages(root))
+    return SiteConfig(root=root, **values, authors=load_authors(root, parsed, groups=values["groups"]),
+                      pages=load_pages(root))
 
 
 def _output_dir(ck: Checker, m: YMap, root: Path, output_dir: str) -> str:

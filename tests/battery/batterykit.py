@@ -280,7 +280,8 @@ def parse_page(source: str) -> _Doc:
     return d
 
 
-OUR_SCRIPTS = ("static/filter.js", "static/search.js", "static/theme.js", "static/theme-init.js", "pagefind/0/pagefind-ui.js", "pagefind/0/pagefind.js")
+OUR_SCRIPTS = ("static/filter.js", "static/records.js", "static/search.js", "static/theme.js", "static/theme-init.js",
+               "pagefind/0/pagefind-ui.js", "pagefind/0/pagefind.js")
 
 
 def page_problems(source: str, base_path: str, allowed_prefixes: tuple[str, ...]) -> list[str]:
@@ -405,4 +406,6 @@ def allowed_prefixes(root: Path, base_url: str | None = None) -> tuple[str, ...]
         for s in a.sources:
             if isinstance(s, RecordsSource):
                 out.update(r.url for r in s.records if r.url)
+                out.update(url for r in s.records for _, url in r.links)   # code, slides ... (issue 13)
+        out.update(url for _, links in a.extra_links for _, url in links)
     return tuple(sorted(u for u in out if u.startswith(("https://", "http://", "mailto:"))))

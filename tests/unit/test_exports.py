@@ -98,11 +98,13 @@ def test_entry_type_follows_the_venue(journal_ref: str | None, venue: str | None
         assert csl["archive_location"] == "arXiv:2001.00001" and "publisher" not in csl
 
 
-def test_a_journal_without_authors_or_year_stays_misc() -> None:
+def test_a_journal_without_year_stays_misc_and_one_without_authors_names_the_profile() -> None:
+    # A record without authors (typed in without an 'authors' list) is the profiled author's own (issue 13).
     records = (Record(key="a", title="No authors", year=2020, journal_ref="J. Foo 1 (2020)"),
                Record(key="b", title="No year", year=None, journal_ref="J. Foo 1", authors=(Person("A B"),)))
     bib = to_bibtex(author_of(records)).decode()
-    assert list(entry_types(bib).values()) == ["misc", "misc"] and "howpublished = {J. Foo 1" in bib
+    assert list(entry_types(bib).values()) == ["article", "misc"] and "howpublished = {J. Foo 1" in bib
+    assert "author = {" in bib.split("@misc")[0]
     assert len(formats_with_pybtex(bib)) == 2
 
 

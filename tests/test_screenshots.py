@@ -1,0 +1,131 @@
+"""Issue 13, acceptance 2 and 5 for the people features, in Debian's Chromium over the built demo:
+
+* screenshots of the home page (groups, photo), an author page with a photo and selected
+  publications (Jane Doe) and a subject page, at 320, 390, 600 and 1280 px, light and dark:
+  the viewport only, as small JPEG files; at each width nothing scrolls sideways and the photo
+  has loaded at the size the page reserved for it. They go to test-artifacts/screenshots/ on
+  every run and, with AUTHORSITE_UPDATE_SCREENSHOT=1, to docs/screenshots/ (committed, shown
+  in the README);
+* the list controls: abstracts start closed, "Show all abstracts" opens every one and is
+  remembered across a reload, the compact view shows titles only; axe-core finds 0 WCAG A/AA
+  violations with the controls in each state, light and dark, and no console error happens.
+
+vnu and axe on every page kind run in tests/test_theme_quality.py over the same demo build.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from browser_util import chromium_browser
+from quality_util import (ARTIFACTS, REPO, PageWatch, build_demo_site, format_axe, require_node_tools, run_axe,
+                          static_server)
+
+WIDTHS = (320, 390, 600, 1280)
+SCHEMES = ("light", "dark")
+PAGES = {"home": "", "author": "authors/jane-doe/", "subject": "subjects/cs.CL/"}
+DOCS = REPO / "docs" / "screenshots"
+SHOTS = ARTIFACTS / "screenshots"
+README_SHOTS = ("home-390-light.jpg", "author-390-dark.jpg", "home-1280-dark.jpg", "author-1280-light.jpg")
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> str:
+    site = build_demo_site(tmp_path_factory.mktemp("shots"))
+    with static_server(site) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium_browser() as b:
+        yield b
+
+
+def _open(browser, base: str, path: str, scheme: str, width: int):  # noqa: ANN001, ANN202
+    page = browser.new_page(viewport={"width": width, "height": 800 if width >= 600 else 720})
+    page.emulate_media(color_scheme=scheme)
+    watch = PageWatch(page, "{0.scheme}://{0.netloc}".format(urlsplit(base)))
+    resp = page.goto(base + path, wait_until="load")
+    assert resp is not None and resp.status == 200, path
+    return page, watch
+
+
+def test_screenshots_at_every_width_light_and_dark(base: str, browser) -> None:  # noqa: ANN001
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    update = bool(os.environ.get("AUTHORSITE_UPDATE_SCREENSHOT"))
+    problems: list[str] = []
+    for width in WIDTHS:
+        for scheme in SCHEMES:
+            for name, path in PAGES.items():
+                page, watch = _open(browser, base, path, scheme, width)
+                try:
+                    sw = page.evaluate("document.scrollingElement.scrollWidth")
+                    if sw > width:
+                        problems.append(f"{name} at {width} px ({scheme}): scrollWidth {sw}")
+                    if name in ("home", "author"):
+                        photo = page.locator("img.photo").first
+                        photo.scroll_into_view_if_needed()
+                        page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=photo.element_handle())
+                        box = photo.bounding_box()
+                        assert box and box["width"] == box["height"] and box["width"] >= 60, (name, width, box)
+                        page.evaluate("window.scrollTo(0, 0)")
+                    problems.extend(f"{name} {width} {scheme}: {p}" for p in watch.problems())
+                    shot = SHOTS / f"{name}-{width}-{scheme}.jpg"
+                    page.screenshot(path=str(shot), type="jpeg", quality=70)
+                    assert shot.stat().st_size < 200_000, f"{shot.name} is {shot.stat().st_size} bytes"
+                    if update:
+                        DOCS.mkdir(parents=True, exist_ok=True)
+                        shutil.copyfile(shot, DOCS / shot.name)
+                finally:
+                    page.close()
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_list_controls_remembered_and_accessible(base: str, browser, scheme: str) -> None:  # noqa: ANN001
+    require_node_tools()
+    page, watch = _open(browser, base, PAGES["author"], scheme, 1280)
+    findings: list[str] = []
+    try:
+        closed = "[...document.querySelectorAll('details.abstract')].filter(d => !d.open).length"
+        total = page.locator("details.abstract").count()
+        assert total >= 1 and page.evaluate(closed) == total, "abstracts must start closed"
+        assert page.locator(".pinned h2").inner_text() == "Selected publications"
+        findings += [format_axe(v, f"author, controls off ({scheme})") for v in run_axe(page)]
+        show = page.get_by_role("button", name="Show all abstracts")
+        show.click()
+        assert show.get_attribute("aria-pressed") == "true" and page.evaluate(closed) == 0
+        findings += [format_axe(v, f"author, all abstracts open ({scheme})") for v in run_axe(page)]
+        page.reload(wait_until="load")
+        assert page.evaluate(closed) == 0, "the open abstracts were not remembered"
+        compact = page.get_by_role("button", name="Compact view")
+        compact.click()
+        assert compact.get_attribute("aria-pressed") == "true"
+        shown = page.evaluate("""[...document.querySelectorAll('.year .record')].filter(li =>
+            [...li.querySelectorAll('details, .record-authors, .record-links')].some(e => e.checkVisibility())).length""")
+        assert shown == 0, f"{shown} records still show more than their title in the compact view"
+        findings += [format_axe(v, f"author, compact ({scheme})") for v in run_axe(page)]
+        page.get_by_role("button", name="Show all abstracts").click()
+        compact.click()
+        findings += watch.problems()
+    finally:
+        page.evaluate("localStorage.clear()")
+        page.close()
+    assert not findings, "\n".join(findings)
+
+
+def test_committed_screenshots_are_small_and_shown_in_the_readme() -> None:
+    names = [f"{n}-{w}-{s}.jpg" for n in PAGES for w in WIDTHS for s in SCHEMES]
+    missing = [n for n in names if not (DOCS / n).is_file()]
+    assert not missing, f"missing {missing}: AUTHORSITE_UPDATE_SCREENSHOT=1 pytest tests/test_screenshots.py"
+    for n in names:
+        data = (DOCS / n).read_bytes()
+        assert data[:3] == b"\xff\xd8\xff" and len(data) < 200_000, n
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    for n in README_SHOTS:
+        assert f"docs/screenshots/{n}" in readme, f"the README does not show docs/screenshots/{n}"

@@ -1,0 +1,36 @@
+/* Author pages: abstracts start closed; one button opens or closes them all, another shows
+   the titles only (compact view). Both choices are remembered in localStorage, so they hold
+   across pages and visits. Without JavaScript the buttons stay hidden and each abstract
+   opens on its own. */
+(function () {
+  var bar = document.querySelector("[data-list-controls]");
+  if (!bar) { return; }
+  var page = bar.closest("article") || document.body;
+  var abstractsButton = bar.querySelector("[data-toggle-abstracts]");
+  var compactButton = bar.querySelector("[data-toggle-compact]");
+  function load(key) {
+    try { return window.localStorage.getItem(key) === "1"; } catch (e) { return false; }
+  }
+  function save(key, on) {
+    try { window.localStorage.setItem(key, on ? "1" : "0"); } catch (e) { /* private mode */ }
+  }
+  function setAbstracts(open) {
+    page.querySelectorAll("details.abstract").forEach(function (d) { d.open = open; });
+    abstractsButton.setAttribute("aria-pressed", open ? "true" : "false");
+  }
+  function setCompact(on) {
+    page.classList.toggle("compact", on);
+    compactButton.setAttribute("aria-pressed", on ? "true" : "false");
+  }
+  abstractsButton.addEventListener("click", function () {
+    var open = abstractsButton.getAttribute("aria-pressed") !== "true";
+    setAbstracts(open); save("authorsite.abstracts", open);
+  });
+  compactButton.addEventListener("click", function () {
+    var on = compactButton.getAttribute("aria-pressed") !== "true";
+    setCompact(on); save("authorsite.compact", on);
+  });
+  setAbstracts(load("authorsite.abstracts"));
+  setCompact(load("authorsite.compact"));
+  bar.hidden = false;
+})();
