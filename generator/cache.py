@@ -82,8 +82,12 @@ def read_entry(path: Path,
     except (KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"malformed record in cache file ({exc!r})") from exc
     return CacheEntry(source=data.get("source") or {}, fetched_at=str(data.get("fetched_at") or ""),
-                      records=records, incomplete=_incomplete(data.get("incomplete")),
-                      max_results=_count(data.get("max_results")))
+                      records=records, **marks(data))
+
+
+def marks(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The envelope's fetch marks of a decoded cache file: ``incomplete`` and ``max_results``."""
+    return {"incomplete": _incomplete(data.get("incomplete")), "max_results": _count(data.get("max_results"))}
 
 
 def _count(value: Any) -> int | None:  # noqa: ANN401 - JSON

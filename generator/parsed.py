@@ -33,7 +33,7 @@ from typing import Callable, TypeVar
 
 log = logging.getLogger(__name__)
 
-FORMAT = 1
+FORMAT = 2   # 2: a cache file keeps its fetch marks (incomplete, max_results)
 _MAGIC = b"authorsite-parsed\0"
 _SUM = 32   # bytes of a SHA-256 digest
 

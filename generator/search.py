@@ -135,6 +135,13 @@ def record_document(r: Record, a: Author, language: str, shown: int = 10,
             f"<footer>{spans}</footer></body></html>\n")
 
 
+def site_document(title: str, language: str) -> str:
+    """The one document of a shard whose authors have no records yet: the site's title, leading home."""
+    return (f"{_head(title, language)}<main data-pagefind-body><h1 data-pagefind-meta=\"title\">{escape(title)}"
+            f"</h1></main><footer><span data-pagefind-meta=\"url\">{escape(routes.home().url)}</span></footer>"
+            "</body></html>\n")
+
+
 def page_document(p: Page, language: str) -> str:
     """The HTML Pagefind indexes for a free page: its title and body, as the page shows them."""
     return (f"{_head(p.title, language)}<main data-pagefind-body><h1 data-pagefind-meta=\"title\">"
@@ -172,6 +179,8 @@ def shard_tasks(site: SiteModel, shards: Sequence[Shard]) -> list[FolderTask]:
                 for slug in shard.authors for i, r in enumerate(records[slug])]
         docs += [(routes.page(name).path, functools.partial(page_document, pages[name], language))
                  for name in shard.pages]
+        if not docs:   # authors with no records yet: Pagefind refuses an empty folder, the search box needs a bundle
+            docs = [("site.html", functools.partial(site_document, site.title, language))]
         weight = _WEIGHT_PER_RECORD * sum(len(records[slug]) for slug in shard.authors) + 1
         index = functools.partial(_index_shard, binary, language, docs, shard.subdir)
         # what the documents are made from: each author with the records indexed under them, the pages

@@ -128,7 +128,7 @@ def _reused(reuse: Store, key: Key, entries: dict[Key, cache.CacheEntry], unread
 
 # The record fields a cache file gives, in json_fields' order: what the parsed-input cache keeps.
 _FIELDS = tuple(json_fields({"key": "", "title": ""}))
-Parsed = tuple[dict[str, Any], str, tuple[tuple[Any, ...], ...]]    # (source, fetched_at, records' fields)
+Parsed = tuple[dict[str, Any], str, tuple[tuple[Any, ...], ...], dict[str, Any]]  # (source, fetched_at, fields, marks)
 
 
 def _read_entry(path: Path, name: str, parsed: ParsedInputs | None,
@@ -137,8 +137,8 @@ def _read_entry(path: Path, name: str, parsed: ParsedInputs | None,
         raw = path.read_bytes()
     except OSError as exc:
         raise ValueError(f"unreadable cache file ({exc})") from exc
-    source, fetched_at, fields = _parse(raw) if parsed is None else parsed.get("cache", name, raw, _parse)
-    return cache.CacheEntry(source=source, fetched_at=fetched_at, records=tuple(map(make_record, fields)))
+    source, fetched_at, fields, marks = _parse(raw) if parsed is None else parsed.get("cache", name, raw, _parse)
+    return cache.CacheEntry(source=source, fetched_at=fetched_at, records=tuple(map(make_record, fields)), **marks)
 
 
 def _parse(raw: bytes) -> Parsed:
@@ -148,7 +148,7 @@ def _parse(raw: bytes) -> Parsed:
         fields = tuple(tuple(json_fields(r, i).values()) for i, r in enumerate(data["records"]))
     except (KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"malformed record in cache file ({exc!r})") from exc
-    return data.get("source") or {}, str(data.get("fetched_at") or ""), fields
+    return data.get("source") or {}, str(data.get("fetched_at") or ""), fields, cache.marks(data)
 
 
 class _Interner:

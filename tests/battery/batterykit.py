@@ -322,7 +322,9 @@ def url_allowed(value: str, base_path: str, allowed_prefixes: tuple[str, ...]) -
     if value.startswith("/"):
         return value.startswith(base_path)
     if ":" in value.split("/", 1)[0] or value.lower().startswith(("javascript", "data", "vbscript")):
-        return value.startswith(("https://arxiv.org/", "https://doi.org/", *allowed_prefixes))
+        # the sources' own record pages, built by generator.ids from checked ids (issue 14)
+        return value.startswith(("https://arxiv.org/", "https://doi.org/", "https://dblp.org/rec/",
+                                 "https://openalex.org/", "https://orcid.org/", *allowed_prefixes))
     return True   # relative
 
 

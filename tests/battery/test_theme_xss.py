@@ -40,7 +40,7 @@ DOM_AUDIT = """() => {
   return {handlers, scripts, links, xss: window.__xss === undefined ? null : String(window.__xss)};
 }"""
 
-OUR_SCRIPTS = {"/static/filter.js", "/static/records.js", "/static/search.js", "/pagefind/0/pagefind-ui.js", "inline:application/ld+json"}
+OUR_SCRIPTS = {"/static/filter.js", "/static/records.js", "/static/search.js", "/static/theme.js", "/static/theme-init.js", "/pagefind/0/pagefind-ui.js", "inline:application/ld+json"}
 
 
 class _Quiet(SimpleHTTPRequestHandler):
@@ -80,7 +80,7 @@ def test_xss_payloads_run_no_script_in_chromium(hostile_url: str) -> None:
         for rel in PAGES:
             page.goto(hostile_url + rel, wait_until="load")
             if rel.startswith("search"):
-                page.wait_for_selector(".pagefind-ui__result", timeout=15000)
+                page.wait_for_selector(".search-results li.hit", timeout=15000)
             page.wait_for_timeout(150)
             audits[rel] = page.evaluate(DOM_AUDIT)
         page.goto(hostile_url + "authors/eve/")
