@@ -30,7 +30,8 @@ SCHEMES = ("light", "dark")
 PAGES = {"home": "", "author": "authors/jane-doe/", "subject": "subjects/cs.CL/"}
 DOCS = REPO / "docs" / "screenshots"
 SHOTS = ARTIFACTS / "screenshots"
-README_SHOTS = ("home-390-light.jpg", "author-390-dark.jpg", "home-1280-dark.jpg", "author-1280-light.jpg")
+README_SHOTS = ("home-390-light.jpg", "author-390-dark.jpg", "home-1280-dark.jpg", "author-1280-light.jpg",
+                "search-390-light.jpg", "search-1280-dark.jpg")
 
 
 @pytest.fixture(scope="module")
@@ -129,3 +130,33 @@ def test_committed_screenshots_are_small_and_shown_in_the_readme() -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     for n in README_SHOTS:
         assert f"docs/screenshots/{n}" in readme, f"the README does not show docs/screenshots/{n}"
+
+
+def test_search_as_you_type_screenshots_at_every_width(base: str, browser) -> None:  # noqa: ANN001
+    """The header's search open on results, at each width, light and dark (issue 13, acceptance 2):
+    nothing scrolls sideways, the results are visible; saved beside the page screenshots."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    update = bool(os.environ.get("AUTHORSITE_UPDATE_SCREENSHOT"))
+    problems: list[str] = []
+    for width in WIDTHS:
+        for scheme in SCHEMES:
+            page, watch = _open(browser, base, PAGES["home"], scheme, width)
+            try:
+                page.locator("#site-search-q").fill("language")
+                page.locator(".site-header .hit-title").first.wait_for(state="visible", timeout=10000)
+                sw = page.evaluate("document.scrollingElement.scrollWidth")
+                if sw > width:
+                    problems.append(f"search at {width} px ({scheme}): scrollWidth {sw}")
+                box = page.locator("#site-search-panel").bounding_box()
+                if not box or box["x"] < 0 or box["x"] + box["width"] > width:
+                    problems.append(f"search at {width} px ({scheme}): the panel is cut off: {box}")
+                problems.extend(f"search {width} {scheme}: {p}" for p in watch.problems())
+                shot = SHOTS / f"search-{width}-{scheme}.jpg"
+                page.screenshot(path=str(shot), type="jpeg", quality=70)
+                assert shot.stat().st_size < 200_000, f"{shot.name} is {shot.stat().st_size} bytes"
+                if update:
+                    DOCS.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(shot, DOCS / shot.name)
+            finally:
+                page.close()
+    assert not problems, "\n".join(problems)
