@@ -297,7 +297,7 @@ def page_records(source: str) -> list[PageRecord]:
             title_href=title_a[0].attrs.get("href") or "" if title_a else "",
             abstract_html=abstracts[0].find("p").inner_html(source) if abstracts else None,
             chips=tuple(a.text().strip() for a in li.find_all("a", "chip")),
-            source_href=((sources or title_a or [None])[0].attrs.get("href") or "") if (sources or title_a) else "",
+            source_href=(links[0].attrs.get("href") or "") if (links := sources or title_a) else "",  # brief: the title
         ))
     return out
 
