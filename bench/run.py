@@ -17,10 +17,10 @@
      ours author     after one author file changed (touched, affiliation edited)
      ours record     after one cached record changed (one title edited in one cache file,
                      a record no other author lists; written with generator.cache)
-     search step     generator.search.build_index alone (the build's own Pagefind step and
-                     options), over a hard-linked copy of our finished output
+     search step     generator.search.build_index alone (the build's own search index task,
+                     in one render process), over a hard-linked copy of our finished output
    Each command runs in a child process reaped with os.wait4: wall time, user+sys CPU time of
-   it and the descendants it waited for (Pagefind under our build), and memory: the most the
+   it and the descendants it waited for (the render processes of our build), and memory: the most the
    process tree held at once (sum of VmRSS sampled every 20 ms, never below ru_maxrss, the
    exact peak of its largest single process) and the direct child's own peak (VmHWM).
    The edited inputs are restored after each repeat (and at the next start if a run was
@@ -70,6 +70,7 @@ ROWS = [
     ("serve_reload", "ours: serve, 1 author edited -> new text in the page (Chromium)", None),
 ]
 MEMORY_TARGET = 0.5  # peak RSS of our cold build / Hugo's
+SEARCH_INDEX = ("search", "index")   # generator.routes.search_index(), as path parts
 
 SEARCH_SNIPPET = """
 import sys, time
@@ -78,14 +79,13 @@ from generator.assemble import assemble
 from generator.store import read_all
 from generator.config import load_site
 from generator.parallel import default_workers
-from generator.search import build_index, plan_shards
+from generator.search import build_index
 from generator.taxonomy import load_taxonomy
 site, root = Path(sys.argv[1]), Path(sys.argv[4])
 config = load_site(root)
 model = assemble(config, read_all(config), load_taxonomy())  # untimed
-shards = plan_shards([a.slug for a in model.authors], [p.name for p in model.pages])
 t0 = time.perf_counter()
-build_index(site, model, shards, default_workers())
+build_index(site, model, default_workers())
 Path(sys.argv[3]).write_text(repr(time.perf_counter() - t0))
 """
 
@@ -238,7 +238,7 @@ def tree_stats(root: Path) -> dict[str, Any]:
             size = os.stat(os.path.join(dirpath, n)).st_size
             files += 1
             total += size
-            if rel and rel[0] == "pagefind":
+            if rel[:2] == SEARCH_INDEX:
                 search_bytes += size
             elif n.endswith(".html"):
                 html += 1
@@ -543,14 +543,14 @@ def main(argv: list[str] | None = None) -> int:
         return measure(hugo_cmd, env=hugo_env, timeout=args.timeout)
 
     def search_alone() -> Run:
-        # generator.search.build_index itself (whatever Pagefind options the build uses), run on a
-        # hard-linked copy of our finished output so the output is never touched; the bundle the
-        # copy holds is removed first, so Pagefind writes new files instead of into linked ones.
+        # generator.search.build_index itself (the build's own search task), run on a hard-linked
+        # copy of our finished output so the output is never touched; the index the copy holds is
+        # removed first, so the task writes new files instead of into linked ones.
         scratch = Path(tempfile.mkdtemp(prefix="search-", dir=corpus.dir))
         try:
             copy = scratch / "site"
             shutil.copytree(out_dir, copy, copy_function=os.link)
-            shutil.rmtree(copy / "pagefind", ignore_errors=True)
+            shutil.rmtree(copy.joinpath(*SEARCH_INDEX), ignore_errors=True)
             seconds = scratch / "seconds"
             r = measure([sys.executable, "-c", SEARCH_SNIPPET, str(copy), "en", str(seconds), str(corpus.site)],
                         timeout=args.timeout)
@@ -648,7 +648,7 @@ def make_report(args: argparse.Namespace, corpus: Corpus, runs: dict[str, list[R
                   "ours_python_mb": statistics.median(r.main_peak_mb for r in runs["ours_cold"]),
                   "ours_tree_pss_mb": statistics.median(r.tree_pss_mb for r in runs["ours_cold"]),
                   "ours_largest_process_mb": statistics.median(r.maxrss_mb for r in runs["ours_cold"]),
-                  "pagefind_alone_mb": statistics.median(r.peak_mb for r in runs["search"]) if runs["search"] else None,
+                  "search_alone_mb": statistics.median(r.peak_mb for r in runs["search"]) if runs["search"] else None,
                   "target_ratio": MEMORY_TARGET, "target_met": ours_mb / hugo_mb <= MEMORY_TARGET}
     cold = rows.get("ours_cold")
     search = rows.get("search")
@@ -680,26 +680,20 @@ def make_report(args: argparse.Namespace, corpus: Corpus, runs: dict[str, list[R
                     "load1_at_start_of_runs": summarize(load) if load else None},
         "tools": {"hugo": tool_version([str(hugo), "version"]),
                   "hugo_binary": str(hugo),
-                  "authorsite": tool_version(our_command(corpus.site)[:-4] + ["--version"]),
-                  "pagefind": tool_version([str(p), "--version"]) if (p := _pagefind()) else None},
+                  "authorsite": tool_version(our_command(corpus.site)[:-4] + ["--version"])},
         "git": git_state(),
         "notes": notes + [
             "wall = elapsed time of the child process; cpu = user+sys of it and its reaped children; "
             "peak_mb = the most the process tree held at once (sampled sum of VmRSS every 20 ms, never "
             "below ru_maxrss; counts pages that forked workers share once per process, so an upper bound); "
             "tree_pss_mb = the same with PSS, sampled each second; main_peak_mb = the direct child alone "
-            "(our Python process; Pagefind and render workers are its children)",
+            "(our Python process; the render workers are its children)",
             "ratios are per repeat (ours / Hugo's fresh build in the same repeat); min/median/max over repeats",
             "the Hugo site has no feeds, exports, pagination or search index and keeps stat.TH as its own "
             "subject (ours maps it to math.ST); compare the sizes below",
         ],
         "total_seconds": total_seconds,
     }
-
-
-def _pagefind() -> Path | None:
-    from generator.search import pagefind_binary
-    return pagefind_binary()
 
 
 def print_report(rep: dict[str, Any]) -> None:
@@ -734,7 +728,7 @@ def print_report(rep: dict[str, Any]) -> None:
               f"{cpu} {mem}  {ratio:<24} {cratio} {target:>9}")
     m = rep.get("memory")
     if m:
-        pf = f", Pagefind alone {m['pagefind_alone_mb']:.0f} MB" if m.get("pagefind_alone_mb") else ""
+        pf = f", search step alone {m['search_alone_mb']:.0f} MB" if m.get("search_alone_mb") else ""
         pss = f", PSS sum {m['ours_tree_pss_mb']:.0f} MB" if m.get("ours_tree_pss_mb") else ""
         print(f"\npeak memory, cold build (process tree at once): ours {m['ours_cold_mb']:.0f} MB "
               f"(RSS sum{pss}; largest process {m['ours_largest_process_mb']:.0f} MB; the Python process "

@@ -41,7 +41,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-FORMAT = 1
+FORMAT = 1             # meta.json's "version": search.js refuses any other
 CHUNK = 128            # documents per chunk file: a result shown costs one chunk of ~30 KB at most
 SHARD_BYTES = 48_000   # a term shard holds consecutive terms up to this size (uncompressed; ~15 KB gzipped)
 MAX_SHARDS_PER_WORD = 3   # a query word whose terms span more shards matches itself only

@@ -22,7 +22,8 @@ from test_jobs import synthetic_site
 from generator import routes
 from generator.model import Author, Page, Person, Record, SiteModel
 from generator.search import document_text, documents, indexed_records, search_tasks
-from generator.search_index import CHUNK, MAX_SHARDS_PER_WORD, SHARD_BYTES, postings, shards, tokens, write_index
+from generator.search_index import (CHUNK, FORMAT, MAX_SHARDS_PER_WORD, SHARD_BYTES, postings, shards, tokens,
+                                    write_index)
 
 REPO = Path(__file__).resolve().parents[1]
 SEARCH_JS = REPO / "themes/default/static/search.js"
@@ -102,6 +103,7 @@ def test_the_index_files_are_as_documented_and_the_same_every_time(tmp_path: Pat
     two = {p.relative_to(tmp_path / "two").as_posix(): p.read_bytes() for p in (tmp_path / "two").rglob("*.json")}
     assert one == two, "two builds of the index differ"
     meta = json.loads(one["meta.json"])
+    assert f"meta.version !== {FORMAT}" in SEARCH_JS.read_text("utf-8"), "search.js reads another format"
     assert meta["docs"] == 701 and meta["chunk"] == CHUNK and meta["words"] == MAX_SHARDS_PER_WORD
     assert len([k for k in one if k.startswith("d/")]) == -(-701 // CHUNK)
     assert json.loads(one["d/5.json"])[60] == [f"u{5 * CHUNK + 60}", f"title {5 * CHUNK + 60}", "", "", "", ""]

@@ -103,7 +103,10 @@
       var attr = form.getAttribute("data-index");
       if (!attr) { return Promise.reject(new Error("no search index")); }
       var base = new URL(attr, document.baseURI).href;
-      engine = fetchJSON(base + "meta.json").then(function (meta) { return new Index(base, meta); });
+      engine = fetchJSON(base + "meta.json").then(function (meta) {
+        if (meta.version !== 1) { throw new Error("search index format " + meta.version); }
+        return new Index(base, meta);
+      });
     }
     return engine;
   }
