@@ -56,6 +56,7 @@ def ours(browser, base: str, q: str) -> dict:  # noqa: ANN001
     ms = (time.monotonic() - t0) * 1000
     after = (time.monotonic() - t1) * 1000
     page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(300)   # the first rows may be of a prefix typed ("diffusion"): read the last count
     count = page.inner_text(".site-header .search-count")
     page.close()
     return {"query": q, "ms": round(ms), "after_last_key_ms": round(after), "requests": len(reqs), "count": count}
