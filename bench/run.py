@@ -17,10 +17,10 @@
      ours author     after one author file changed (touched, affiliation edited)
      ours record     after one cached record changed (one title edited in one cache file,
                      a record no other author lists; written with generator.cache)
-     search step     generator.search.build_index alone (the build's own Pagefind step and
-                     options), over a hard-linked copy of our finished output
+     search step     generator.search.build_index alone (the build's own search index task,
+                     in one render process), over a hard-linked copy of our finished output
    Each command runs in a child process reaped with os.wait4: wall time, user+sys CPU time of
-   it and the descendants it waited for (Pagefind under our build), and memory: the most the
+   it and the descendants it waited for (the render processes of our build), and memory: the most the
    process tree held at once (sum of VmRSS sampled every 20 ms, never below ru_maxrss, the
    exact peak of its largest single process) and the direct child's own peak (VmHWM).
    The edited inputs are restored after each repeat (and at the next start if a run was
@@ -74,6 +74,7 @@ ROWS = [
 ]
 SERVE_TARGET_S = 0.5   # issue 12, acceptance 3: seconds, not a ratio
 MEMORY_TARGET = 1.0  # peak memory of our cold build (process tree) / Hugo's (issue 12, acceptance 5)
+SEARCH_INDEX = ("search", "index")   # generator.routes.search_index(), as path parts
 
 SEARCH_SNIPPET = """
 import sys, time
@@ -82,14 +83,13 @@ from generator.assemble import assemble
 from generator.store import read_all
 from generator.config import load_site
 from generator.parallel import default_workers
-from generator.search import build_index, plan_shards
+from generator.search import build_index
 from generator.taxonomy import load_taxonomy
 site, root = Path(sys.argv[1]), Path(sys.argv[4])
 config = load_site(root)
 model = assemble(config, read_all(config), load_taxonomy())  # untimed
-shards = plan_shards([a.slug for a in model.authors], [p.name for p in model.pages])
 t0 = time.perf_counter()
-build_index(site, model, shards, default_workers())
+build_index(site, model, default_workers())
 Path(sys.argv[3]).write_text(repr(time.perf_counter() - t0))
 """
 
@@ -529,7 +529,6 @@ def main(argv: list[str] | None = None) -> int:
     hugo_env = {**os.environ, "HUGO_CACHEDIR": str(corpus.hugo_cache)}
     hugo_cmd = [str(hugo), "--source", str(corpus.hugo), "--destination", str(corpus.hugo_dest), "--quiet"]
     out_dir = corpus.site / "output"
-    ours_index = _our_search_top()
 
     runs: dict[str, list[Run]] = {k: [] for k, *_ in ROWS}
     sizes: dict[str, Any] = {}
@@ -565,14 +564,14 @@ def main(argv: list[str] | None = None) -> int:
         return measure(["sh", "-c", script, *hugo_cmd], env=hugo_env, timeout=args.timeout)
 
     def search_alone() -> Run:
-        # generator.search.build_index itself (whatever Pagefind options the build uses), run on a
-        # hard-linked copy of our finished output so the output is never touched; the bundle the
-        # copy holds is removed first, so Pagefind writes new files instead of into linked ones.
+        # generator.search.build_index itself (the build's own search task), run on a hard-linked
+        # copy of our finished output so the output is never touched; the index the copy holds is
+        # removed first, so the task writes new files instead of into linked ones.
         scratch = Path(tempfile.mkdtemp(prefix="search-", dir=corpus.dir))
         try:
             copy = scratch / "site"
             shutil.copytree(out_dir, copy, copy_function=os.link)
-            shutil.rmtree(copy / "pagefind", ignore_errors=True)
+            shutil.rmtree(copy.joinpath(*SEARCH_INDEX), ignore_errors=True)
             seconds = scratch / "seconds"
             r = measure([sys.executable, "-c", SEARCH_SNIPPET, str(copy), "en", str(seconds), str(corpus.site)],
                         timeout=args.timeout)
@@ -594,9 +593,9 @@ def main(argv: list[str] | None = None) -> int:
                 for name, fn in pair[::flip]:
                     step(name, fn)
                 if i == 0:
-                    sizes |= ({"ours_nosearch": tree_stats(out_dir, ours_index), "hugo_pagefind": tree_stats(corpus.hugo_dest)}
+                    sizes |= ({"ours_nosearch": tree_stats(out_dir, SEARCH_INDEX), "hugo_pagefind": tree_stats(corpus.hugo_dest)}
                               if pair[0][0] == "ours_cold_nosearch" else
-                              {"ours": tree_stats(out_dir, ours_index), "hugo": tree_stats(corpus.hugo_dest)})
+                              {"ours": tree_stats(out_dir, SEARCH_INDEX), "hugo": tree_stats(corpus.hugo_dest)})
             step("hugo_rebuild", lambda: measure(hugo_cmd, env=hugo_env, timeout=args.timeout))
             step("ours_noop", lambda: measure(ours, timeout=args.timeout))
             edit_author(corpus, author_file, i + 1)
@@ -658,7 +657,7 @@ def make_report(args: argparse.Namespace, corpus: Corpus, runs: dict[str, list[R
                   "ours_python_mb": statistics.median(r.main_peak_mb for r in runs["ours_cold"]),
                   "ours_tree_pss_mb": statistics.median(r.tree_pss_mb for r in runs["ours_cold"]),
                   "ours_largest_process_mb": statistics.median(r.maxrss_mb for r in runs["ours_cold"]),
-                  "pagefind_alone_mb": statistics.median(r.peak_mb for r in runs["search"]) if runs["search"] else None,
+                  "search_alone_mb": statistics.median(r.peak_mb for r in runs["search"]) if runs["search"] else None,
                   "target_ratio": MEMORY_TARGET, "target_met": ours_mb / hugo_mb <= MEMORY_TARGET}
     load = [r.load1 for rs in runs.values() for r in rs]
     return {
@@ -676,14 +675,14 @@ def make_report(args: argparse.Namespace, corpus: Corpus, runs: dict[str, list[R
         "tools": {"hugo": tool_version([str(hugo), "version"]),
                   "hugo_binary": str(hugo),
                   "authorsite": tool_version(our_command(corpus.site)[:-4] + ["--version"]),
-                  "pagefind": tool_version([str(p), "--version"]) if (p := _pagefind()) else None},
+                  "pagefind (the peer's search)": tool_version([str(p), "--version"]) if (p := _pagefind()) else None},
         "git": git_state(),
         "notes": notes + [
             "wall = elapsed time of the child process; cpu = user+sys of it and its reaped children; "
             "peak_mb = the most the process tree held at once (sampled sum of VmRSS every 20 ms, never "
             "below ru_maxrss; counts pages that forked workers share once per process, so an upper bound); "
             "tree_pss_mb = the same with PSS, sampled each second; main_peak_mb = the direct child alone "
-            "(our Python process; Pagefind and render workers are its children)",
+            "(our Python process; the render workers are its children)",
             "ratios are per repeat (ours / Hugo's fresh build in the same repeat); min/median/max over repeats",
             "the Hugo site has no feeds, exports, pagination or search index and keeps stat.TH as its own "
             "subject (ours maps it to math.ST); compare the sizes below",
@@ -712,14 +711,6 @@ def _row(label: str, rs: list[Run], base: list[Run], target: float | None) -> di
             row["target_ratio"] = target
             row["target_met"] = row["ratio_to_hugo"]["median"] <= target
     return row
-
-
-def _our_search_top() -> tuple[str, ...]:
-    """The folder of our search index in the output, as path parts (generator.routes owns it)."""
-    from generator import routes
-    route = routes.search_index() if hasattr(routes, "search_index") else routes.search_bundle("0")
-    parts = tuple(p for p in route.path.split("/") if p)
-    return parts if hasattr(routes, "search_index") else parts[:1]
 
 
 def _pagefind() -> Path | None:
@@ -762,7 +753,7 @@ def print_report(rep: dict[str, Any]) -> None:
               f"{cpu} {mem}  {ratio:<24} {cratio} {target:>9}  {row.get('baseline') or ''}")
     m = rep.get("memory")
     if m:
-        pf = f", the search step alone {m['pagefind_alone_mb']:.0f} MB" if m.get("pagefind_alone_mb") else ""
+        pf = f", search step alone {m['search_alone_mb']:.0f} MB" if m.get("search_alone_mb") else ""
         pss = f", PSS sum {m['ours_tree_pss_mb']:.0f} MB" if m.get("ours_tree_pss_mb") else ""
         print(f"\npeak memory, cold build (process tree at once): ours {m['ours_cold_mb']:.0f} MB "
               f"(RSS sum{pss}; largest process {m['ours_largest_process_mb']:.0f} MB; the Python process "

@@ -12,7 +12,7 @@ records as they were (a name, an affiliation, a bio), the site-wide parts of the
 
 Pages are written in place, each through ``os.replace`` (a request sees the old file or the
 new one; the preview folder is private to the server), and the page reload is announced
-before the search shards are indexed again: the search catches up a moment later. An edit
+before the search index is written again: the search catches up a moment later. An edit
 elsewhere than the author and cache files (site.yaml, a page) loads the whole configuration
 again; one outside content/ (theme, templates, static files, site.yaml), or one the watcher
 could not name, also writes a new folder through ``output.write_site`` (static files copied
@@ -78,13 +78,13 @@ class LiveSite:
         self._digester: jobs.Digester | None = None
         self._env: jinja2.Environment | None = None    # templates compiled once, until they change
         self._stale: set[str] | None = None          # changed since the last good update (None: anything)
-        self.pending: dict[str, jobs.Job] = {}       # search shards to index again: path -> job
+        self.pending: dict[str, jobs.Job] = {}       # the search index to write again: path -> job
         self._lock = threading.Lock()                 # update and index_pending take turns on the folder
 
     def update(self, changed: Iterable[str] | None, pages_ready: Callable[[], None] = lambda: None) -> Update:
         """Bring the preview's pages up to date. ``changed``: the paths (relative to the root)
         changed since the last call, None when anything may have. ``pages_ready`` is called once,
-        when the pages are in place. Search shards to index again are left in ``pending``
+        when the pages are in place. The search index to write again is left in ``pending``
         (``index_pending``), except when a new folder is written."""
         with self._lock:
             return self._update(changed, pages_ready)
@@ -195,7 +195,7 @@ class LiveSite:
 
     def _write_changed(self, pool: Pool, planned: list[jobs.Job], pages_ready: Callable[[], None]) -> int:
         """Render the changed pages aside and move each into the preview folder; leave the
-        changed search shards in ``pending`` (any left from before are in ``run`` again)."""
+        changed search index in ``pending`` (any left from before are in ``run`` again)."""
         run = [j for j in planned if self.outputs.get(j.rel_path) != j.digest]
         gone = set(self.outputs) - {j.rel_path for j in planned}
         self.pending = {j.rel_path: j for j in run if j.folder}
@@ -213,9 +213,9 @@ class LiveSite:
         return len(run) - len(self.pending)
 
     def index_pending(self) -> int:
-        """Index the pending search shards, one at a time, outside the lock (Pagefind takes
-        seconds on a large site; an edit meanwhile is not kept waiting). A shard an update has
-        planned anew meanwhile is dropped: that update left its own. Returns the shards indexed."""
+        """Write the pending search index (folder jobs), one at a time, outside the lock (it takes
+        seconds on a large site; an edit meanwhile is not kept waiting). A job an update has
+        planned anew meanwhile is dropped: that update left its own. Returns the jobs done."""
         from generator.output import normalize_tree
         from generator.parallel import run_tasks
 
@@ -236,7 +236,7 @@ class LiveSite:
                         del self.pending[rel]
                         done += 1
             except (SiteError, OSError) as exc:
-                log.error("search shard %s not indexed: %s", rel, exc)
+                log.error("search index %s not written: %s", rel, exc)
                 with self._lock:
                     if self.pending.get(rel) is job:
                         del self.pending[rel]     # the next update plans it again

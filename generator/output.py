@@ -137,8 +137,8 @@ def safe_rel(rel_path: str) -> str:
 
 
 def normalize_tree(root: Path) -> None:
-    """Give every folder 0755 and every file 0644 whatever the umask (and whatever a tool such as
-    Pagefind created), and refuse anything that is not a plain file or folder (GitHub Pages
+    """Give every folder 0755 and every file 0644 whatever the umask (and whatever a task
+    created), and refuse anything that is not a plain file or folder (GitHub Pages
     rejects symlinks and unreadable files)."""
     os.chmod(root, 0o755)
     for dirpath, dirnames, filenames in os.walk(root):

@@ -63,7 +63,7 @@ def plan_pages(site: SiteModel, taxonomy: Taxonomy) -> list[PagePlan]:
     newest = sort_newest_first({r.key: r for a in site.authors for r in a.records}.values())
     plans.append(_feed(routes.home(), site.title, "New records of the profiled authors.",
                        tuple(newest[:site.feed_size])))
-    plans.append(PagePlan(routes.search(), "search.html", {"page_kind": "search"}))   # bundles: template_globals
+    plans.append(PagePlan(routes.search(), "search.html", {"page_kind": "search"}))
     plans += [PagePlan(routes.page(p.name), "page.html", {"page_kind": "page", "page": p}) for p in site.pages]
     plans.append(PagePlan(routes.not_found(), "404.html", {"page_kind": "404"}, in_sitemap=False))
     return plans
