@@ -4,15 +4,19 @@
 files that ``themes/default/static/search.js`` reads. The layout, under the index folder
 (``routes.search_index``):
 
-* ``meta.json``: ``{"version", "docs", "chunk", "words", "shards"}``: the format version, the
-  number of documents, documents per chunk, ``MAX_SHARDS_PER_WORD``, and the first term of each
-  term shard, in order.
-* ``t/N.json``: term shard N, ``{term: [title, other]}``: consecutive terms in sorted order (of
+* ``meta.json``: ``{"version", "docs", "chunk", "words", "shards", "t", "d"}``: the format
+  version, the number of documents, documents per chunk, ``MAX_SHARDS_PER_WORD``, the first term
+  of each term shard, in order, and the file names of the term shards and of the chunks.
+* File names carry the digest of their bytes (``t/N-<digest>.json``), so a browser that still
+  holds an older ``meta.json`` (GitHub Pages lets it keep one for 10 minutes) asks for files
+  that are gone (the query fails and the form still submits) rather than reading another
+  build's shards as if they were its own; an unchanged file keeps its name.
+* ``t/N-<digest>.json``: term shard N, ``{term: [title, other]}``: consecutive terms in sorted order (of
   UTF-16 code units, JavaScript's string order), up to ``SHARD_BYTES`` a shard. ``title`` lists
   the documents whose title has the term, ``other`` those whose other text (authors, ids, a
   page's body) has it and whose title does not; each ascending and delta-encoded (the first
   id, then differences).
-* ``d/N.json``: documents ``N * chunk`` to ``N * chunk + chunk - 1``, each what a result row
+* ``d/N-<digest>.json``: documents ``N * chunk`` to ``N * chunk + chunk - 1``, each what a result row
   shows: ``[url, title, authors, year, subjects, by]`` (text, never markup).
 
 A query word matches every term it begins (an exact match ranks above a prefix match, the
@@ -34,6 +38,7 @@ All output is compact JSON in a fixed order: two builds give the same bytes.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import re
 import unicodedata
@@ -41,7 +46,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-FORMAT = 1             # meta.json's "version": search.js refuses any other
+FORMAT = 2             # meta.json's "version": search.js refuses any other (2: file names carry their digest)
 CHUNK = 128            # documents per chunk file: a result shown costs one chunk of ~30 KB at most
 SHARD_BYTES = 48_000   # a term shard holds consecutive terms up to this size (uncompressed; ~15 KB gzipped)
 MAX_SHARDS_PER_WORD = 3   # a query word whose terms span more shards matches itself only
@@ -122,14 +127,19 @@ def write_index(folder: Path, texts: Sequence[tuple[str, str]], rows: Sequence[S
     ``rows``: what each one's result row shows) into ``folder``; return the bytes written."""
     assert len(texts) == len(rows)
     terms = shards(postings(texts))
-    (folder / "t").mkdir(parents=True)
-    (folder / "d").mkdir()
-    written = 0
-    for n, (_, data) in enumerate(terms):
-        written += (folder / "t" / f"{n}.json").write_bytes(data)
-    for n in range(0, -(-len(rows) // CHUNK)):
-        written += (folder / "d" / f"{n}.json").write_bytes(_dumps([list(r) for r in rows[n * CHUNK:(n + 1) * CHUNK]]))
+    chunks = [_dumps([list(r) for r in rows[n:n + CHUNK]]) for n in range(0, len(rows), CHUNK)]
+    names = {"t": _write_all(folder / "t", [data for _, data in terms]), "d": _write_all(folder / "d", chunks)}
     meta = {"version": FORMAT, "docs": len(rows), "chunk": CHUNK, "words": MAX_SHARDS_PER_WORD,
-            "shards": [first for first, _ in terms]}
-    written += (folder / "meta.json").write_bytes(_dumps(meta))
-    return written
+            "shards": [first for first, _ in terms], **names}
+    meta_bytes = _dumps(meta)
+    (folder / "meta.json").write_bytes(meta_bytes)
+    return sum(map(len, (meta_bytes, *chunks, *(data for _, data in terms))))
+
+
+def _write_all(folder: Path, files: Sequence[bytes]) -> list[str]:
+    """Write each file as ``N-<digest>.json`` in ``folder``; return their names, without ``.json``."""
+    folder.mkdir(parents=True)
+    names = [f"{n}-{hashlib.sha256(data).hexdigest()[:12]}" for n, data in enumerate(files)]
+    for name, data in zip(names, files):
+        (folder / f"{name}.json").write_bytes(data)
+    return names

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import http.server
 import itertools
 import json
@@ -105,12 +106,18 @@ def test_the_index_files_are_as_documented_and_the_same_every_time(tmp_path: Pat
     meta = json.loads(one["meta.json"])
     assert f"meta.version !== {FORMAT}" in SEARCH_JS.read_text("utf-8"), "search.js reads another format"
     assert meta["docs"] == 701 and meta["chunk"] == CHUNK and meta["words"] == MAX_SHARDS_PER_WORD
-    assert len([k for k in one if k.startswith("d/")]) == -(-701 // CHUNK)
-    assert json.loads(one["d/5.json"])[60] == [f"u{5 * CHUNK + 60}", f"title {5 * CHUNK + 60}", "", "", "", ""]
+    assert sorted(k for k in one if k.startswith("d/")) == sorted(f"d/{name}.json" for name in meta["d"])
+    assert len(meta["d"]) == -(-701 // CHUNK) and len(meta["t"]) == len(meta["shards"])
+    for kind in ("t", "d"):   # each file is named by its number and the digest of its bytes
+        for n, name in enumerate(meta[kind]):
+            data = one[f"{kind}/{name}.json"]
+            assert name == f"{n}-{hashlib.sha256(data).hexdigest()[:12]}"
+    assert json.loads(one[f"d/{meta['d'][5]}.json"])[60] == [f"u{5 * CHUNK + 60}", f"title {5 * CHUNK + 60}", "", "", "", ""]
     merged: dict[str, list] = {}
     for n, first in enumerate(meta["shards"]):
-        shard = json.loads(one[f"t/{n}.json"])
-        assert next(iter(shard)) == first and b" " not in one[f"t/{n}.json"]
+        data = one[f"t/{meta['t'][n]}.json"]
+        shard = json.loads(data)
+        assert next(iter(shard)) == first and b" " not in data
         assert not merged.keys() & shard.keys(), "a term in two shards"
         merged.update(shard)
     assert list(merged) == sorted(merged, key=lambda t: t.encode("utf-16-be"))

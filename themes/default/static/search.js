@@ -53,7 +53,7 @@
     function match(word) {
       if (!firsts.length) { return Promise.resolve(new Map()); }
       var w = where(word), urls = [];
-      for (var n = w.from; n <= w.to; n++) { urls.push(base + "t/" + n + ".json"); }
+      for (var n = w.from; n <= w.to; n++) { urls.push(base + "t/" + meta.t[n] + ".json"); }
       return Promise.all(urls.map(once)).then(function (shards) {
         var scores = new Map();
         shards.forEach(function (shard) {
@@ -73,7 +73,7 @@
       });
     }
     function doc(id) {
-      return once(base + "d/" + Math.floor(id / meta.chunk) + ".json").then(function (chunk) {
+      return once(base + "d/" + meta.d[Math.floor(id / meta.chunk)] + ".json").then(function (chunk) {
         var d = chunk[id % meta.chunk];
         return {url: d[0], meta: {title: d[1], authors: d[2], year: d[3], subjects: d[4], by: d[5]}};
       });
@@ -104,7 +104,7 @@
       if (!attr) { return Promise.reject(new Error("no search index")); }
       var base = new URL(attr, document.baseURI).href;
       engine = fetchJSON(base + "meta.json").then(function (meta) {
-        if (meta.version !== 1) { throw new Error("search index format " + meta.version); }
+        if (meta.version !== 2) { throw new Error("search index format " + meta.version); }
         return new Index(base, meta);
       });
     }
