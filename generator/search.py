@@ -9,9 +9,9 @@ year, the subjects and whose page it is on. Documents are numbered newest first 
 record's date, then key; pages last), so the document id is the tie-break of the ranking.
 
 The files (``generator.search_index``, under ``routes.search_index``): a small ``meta.json``,
-term shards keyed by a term's first two characters (a large shard split one character
-deeper), each mapping a term to the documents that hold it in the title and elsewhere, and
-chunks of 128 documents' result rows. A query fetches meta.json once, one shard per word and
+term shards holding consecutive ranges of the sorted terms (up to about 48 KB each), each
+mapping a term to the documents that hold it in the title and elsewhere, and chunks of 128
+documents' result rows, every file named by the digest of its bytes. A query fetches meta.json once, one shard per word and
 one chunk per result shown: a two-word query in the header costs 5-7 requests with search.js
 itself (measured at 1,000 x 100; 3 shards a word at most, 5 chunks for the 5 rows).
 
