@@ -60,10 +60,6 @@ def listed_by(record_authors: Mapping[str, tuple[str, ...]], r: Record) -> tuple
     return record_authors.get(r.key, ())
 
 
-def _never(r: Record) -> bool:
-    return False
-
-
 def record_partials(env: jinja2.Environment, site: SiteModel) -> dict[str, Partial]:
     """The partials of a record, each rendered once per process and value (generator.partials).
 
@@ -72,7 +68,7 @@ def record_partials(env: jinja2.Environment, site: SiteModel) -> dict[str, Parti
     at 1,000 x 100, for no reuse). Brief entries (one per subject page) and feed entries
     (author, subject and site feeds) are kept. Chips and names repeat on thousands of records."""
     return {
-        "record_html": Partial(env, "partials/record.html", keep=_never),
+        "record_html": Partial(env, "partials/record.html", keep=False),
         "record_brief": Partial(env, "partials/record_brief.html"),
         "feed_entry": Partial(env, "partials/feed_entry.xml"),
         "chip": Partial(env, "partials/chip.html", ("code", "primary")),
