@@ -170,21 +170,28 @@ class _Bylines:
 
 class _Chips:
     """``r|chips``: a record's subject chips through partials/chip.html, primary first, each
-    followed by a space; kept per list of subjects (the store shares equal lists)."""
+    followed by a space. Each code's chip is read from a dict (primary or not); joined per
+    record, not kept per list of subjects: the lists are too many (50,000 at 1,000 x 100)."""
 
-    __slots__ = ("_chip", "_kept")
+    __slots__ = ("_chip", "_primary", "_other")
 
     def __init__(self, chip: Partial) -> None:
         self._chip = chip
-        self._kept: dict[tuple[str, ...], Markup] = {}
+        self._primary: dict[str, Markup] = {}
+        self._other: dict[str, Markup] = {}
 
     def __call__(self, r: Record) -> Markup:
-        html = self._kept.get(r.subjects)
-        if html is None:
+        subjects = r.subjects
+        if not subjects:
+            return Markup("")
+        try:
+            other = self._other
+            return Markup(" ".join([self._primary[subjects[0]], *[other[c] for c in subjects[1:]]]) + " ")
+        except KeyError:
             small = self._chip.small
-            chips = " ".join([small(code, i == 0) for i, code in enumerate(r.subjects)])
-            html = self._kept[r.subjects] = Markup(chips + " " if r.subjects else "")
-        return html
+            for i, code in enumerate(subjects):
+                (self._other if i else self._primary).setdefault(code, small(code, i == 0))
+            return self(r)
 
 
 class _ListedPages:
