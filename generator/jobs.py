@@ -49,7 +49,7 @@ FORMAT = 3
 _RECORD_ONLY = {Record}
 _SKIP_DIRS = ("__pycache__",)
 # The libraries whose versions can change the bytes of an output.
-_LIBRARIES = ("authorsite", "jinja2", "markupsafe", "markdown", "nh3", "latex2mathml", "pyyaml")
+_LIBRARIES = ("authorsite", "jinja2", "markupsafe", "markdown", "nh3", "latex2mathml", "pyyaml", "orjson")
 
 
 def _files(top: Path) -> list[str]:

@@ -59,9 +59,11 @@ _CACHE_MAX_LEN = 4096  # whole-string results are cached only for inputs up to t
 
 _BAD_CHARS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff"
 _CONTROL = re.compile(f"[{_BAD_CHARS}]")
-_TRIGGER = re.compile(f"[$\\\\~`'{_BAD_CHARS}]")  # plus "--", tested with `in` (faster than |--)
+_TRIGGER = re.compile(f"[$\\\\~{_BAD_CHARS}]")  # plus "--", "''" and "``", tested with `in`
+# Every ASCII character that starts no token and is no control character; the quote and dash
+# characters start one only when doubled (`` '' --), so they are looked at apart.
+_PLAIN_ASCII = bytes(c for c in range(128) if not _TRIGGER.match(chr(c)) and chr(c) not in "`'-")
 _SPACE_RUN = re.compile(r"[ \t\n\r\f\v]+")  # not \s: a ~ must stay a no-break space
-_ODD_SPACE = re.compile(r"[\t\n\r\f\v]")
 _SPACES = re.compile(r"[ \t\r\n]*")
 _BRACE = re.compile(r"\\.|[{}]", re.S)
 _ENTITY = re.compile(r"&#x([0-9A-Fa-f]{1,6});")
@@ -102,14 +104,24 @@ def tex_to_text(text: str) -> str:
     """
     if _has_tex(text) or "{" in text or "}" in text:
         text = strip_commands(_Renderer(_CONTROL.sub("", text), html=False).render(0, None, 0))
-    if "  " in text or _ODD_SPACE.search(text):
-        text = _SPACE_RUN.sub(" ", text)
+    if "  " in text or "\n" in text or "\t" in text or "\r" in text or "\f" in text or "\v" in text:
+        text = _SPACE_RUN.sub(" ", text)   # (a regex search for them cost 6 us an abstract)
     return text.strip(" \t\n\r\f\v")  # plain strip() would also eat a leading/trailing ~
 
 
 def _has_tex(text: str) -> bool:
-    """False for the common case of plain text, which then only needs escaping."""
-    return "--" in text or _TRIGGER.search(text) is not None
+    """False for the common case of plain text, which then only needs escaping: no token of
+    ``_TOKEN`` (a lone quote or dash starts none) and no control character. ASCII text (most
+    titles and abstracts) is tested in C with ``bytes.translate``, about ten times faster than
+    a regex search, which costs 7 us for a 1,100-character abstract."""
+    if text.isascii():
+        rest = text.encode("ascii").translate(None, _PLAIN_ASCII)   # the characters that may matter
+        if not rest:
+            return False
+        if rest.translate(None, b"`'-"):   # a trigger or a control character
+            return True
+        return (b"--" in rest and "--" in text) or (b"''" in rest and "''" in text) or (b"``" in rest and "``" in text)
+    return "--" in text or "''" in text or "``" in text or _TRIGGER.search(text) is not None
 
 
 def _render_html(text: str) -> Markup:

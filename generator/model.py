@@ -92,9 +92,14 @@ class Record:
         """The original source: the arXiv abstract page, else the record's URL, else its DOI. A
         typed-in record labelled arXiv but given no id (the demo's, copied from profile pages) links
         to arXiv's search for its title, where it is; any other record that gives none of them has
-        no link, rather than a guess (issue 13: a 'Manual' record is not searched on arXiv)."""
-        if self.abs_url or self.url or self.doi_url:
-            return self.abs_url or self.url or self.doi_url
+        no link, rather than a guess (issue 13: a 'Manual' record is not searched on arXiv).
+        (Each URL is made once: every record partial and export reads this.)"""
+        if self.arxiv_id:
+            return ids.abs_url(self.arxiv_id)
+        if self.url:
+            return self.url
+        if self.doi:
+            return ids.doi_url(self.doi)
         return ids.title_search_url(self.title) if self.source == "arXiv" else None
 
     @property

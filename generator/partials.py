@@ -27,11 +27,11 @@ class Partial:
     bound to ``names`` (``r`` for a record), ``p.many(records)`` concatenates the partials of
     a list of single values in one call. The template is looked up on first use, inside a
     page's render, so its errors name that page. ``keep(*values)`` says which values are worth
-    keeping (the rest are rendered each time they are shown); ``renders`` counts the renders,
-    for tests and profiling."""
+    keeping (the rest are rendered each time they are shown); ``keep=False`` keeps none, and
+    renders them as text, never as UTF-8; ``renders`` counts the renders, for tests and profiling."""
 
     def __init__(self, env: jinja2.Environment, template: str, names: tuple[str, ...] = ("r",),
-                 keep: Callable[..., bool] | None = None) -> None:
+                 keep: Callable[..., bool] | bool | None = None) -> None:
         self._env, self._template_name, self._names = env, template, names
         self._keep = keep
         self._template: jinja2.Template | None = None
@@ -42,7 +42,11 @@ class Partial:
         self.renders = 0
 
     def _render(self, values: tuple[Any, ...]) -> bytes:
-        """The partial with ``values`` bound to its names, as UTF-8.
+        """The partial with ``values`` bound to its names, as UTF-8."""
+        return self._text(values).encode("utf-8")
+
+    def _text(self, values: tuple[Any, ...]) -> str:
+        """The partial with ``values`` bound to its names.
 
         What ``Template.render`` does, minus copying the template's globals (a ChainMap, read
         key by key) into a new dict at every call: they are copied once, at the first render
@@ -57,7 +61,7 @@ class Partial:
         context = env.context_class(env, self._globals, template.name, template.blocks)
         context.vars.update(zip(self._names, values))
         try:
-            return "".join(template.root_render_func(context)).encode("utf-8")
+            return "".join(template.root_render_func(context))
         except Exception:
             env.handle_exception()   # re-raises with the template's file and line, as render() does
             raise
@@ -72,17 +76,19 @@ class Partial:
         if found is not None:
             return found[1]
         html = self._render((value,))
-        if self._keep is None or self._keep(value):
+        if self._keep is None or (self._keep is not False and self._keep(value)):
             self._by_object[id(value)] = (value, html)
         return html
 
     def __call__(self, *values: Hashable) -> Markup:
+        if self._keep is False:
+            return Markup(self._text(values))
         if len(values) == 1:
             return Markup(self._bytes(values[0]).decode("utf-8"))
         html = self._kept.get(values)
         if html is None:
             html = self._render(values)
-            if self._keep is None or self._keep(*values):
+            if self._keep is None or (self._keep is not False and self._keep(*values)):
                 self._kept[values] = html
         return Markup(html.decode("utf-8"))
 
@@ -98,5 +104,8 @@ class Partial:
     def many(self, values: Iterable[Hashable]) -> Markup:
         """The partial of each value, concatenated (one template call for a list: a Jinja call
         per record cost more than its HTML)."""
+        if self._keep is False:   # never kept: no round trip through UTF-8
+            text = self._text
+            return Markup("".join([text((v,)) for v in values]))
         get = self._bytes
         return Markup(b"".join([get(v) for v in values]).decode("utf-8"))

@@ -10,8 +10,7 @@ function of the site, bound with ``functools.partial``: no markup is written in 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, NamedTuple
 
 import jinja2
 from markupsafe import Markup
@@ -19,7 +18,7 @@ from markupsafe import Markup
 from generator import byline
 from generator.filters import normalize_name
 from generator.latex import tex_to_html, tex_to_text
-from generator.model import Author, Record, SiteModel
+from generator.model import Author, Person, Record, SiteModel
 from generator.partials import Partial
 from generator.routes import Urls
 from generator.taxonomy import Taxonomy
@@ -61,10 +60,6 @@ def listed_by(record_authors: Mapping[str, tuple[str, ...]], r: Record) -> tuple
     return record_authors.get(r.key, ())
 
 
-def _never(r: Record) -> bool:
-    return False
-
-
 def record_partials(env: jinja2.Environment, site: SiteModel) -> dict[str, Partial]:
     """The partials of a record, each rendered once per process and value (generator.partials).
 
@@ -73,7 +68,7 @@ def record_partials(env: jinja2.Environment, site: SiteModel) -> dict[str, Parti
     at 1,000 x 100, for no reuse). Brief entries (one per subject page) and feed entries
     (author, subject and site feeds) are kept. Chips and names repeat on thousands of records."""
     return {
-        "record_html": Partial(env, "partials/record.html", keep=_never),
+        "record_html": Partial(env, "partials/record.html", keep=False),
         "record_brief": Partial(env, "partials/record_brief.html"),
         "feed_entry": Partial(env, "partials/feed_entry.xml"),
         "chip": Partial(env, "partials/chip.html", ("code", "primary")),
@@ -124,45 +119,109 @@ def _person(person: Partial, name: str) -> Markup:
     return person.small(name, "", "")
 
 
-@dataclass(frozen=True, slots=True)
-class Byline:
+class Byline(NamedTuple):
     """What a record's partial shows of its authors (generator.byline): the names, each through
     partials/person.html and separated by a comma ("…" where names were left out), the
-    affiliations they cite, numbered from 1, and how many names are not shown ("" if none)."""
+    affiliations they cite, numbered from 1, and how many names are not shown ("" if none).
+    A named tuple: made for every record shown, and one costs half a frozen dataclass."""
 
     names: Markup
     affiliations: tuple[str, ...]
     more: str
 
 
-def _byline(person: Partial, limit: int, people: Mapping[str, str], r: Record, affiliations: bool = True) -> Byline:
-    """A record's bounded byline: one filter call per record instead of a template loop per name
-    (the largest cost of a record's partial); each name's partial is kept by value."""
-    small, authors = person.small, r.authors
-    if len(authors) <= limit and not (affiliations and any(p.affiliations for p in authors)):
-        return Byline(Markup(", ".join([small(p.name, "", "") for p in authors])), (), "")   # the usual case
-    shown, affs = byline.shown_authors(authors, limit, people, affiliations)
-    names = ", ".join([("… " if s.gap and s.index else "") + small(s.person.name, s.marks, s.position) for s in shown])
-    rest = len(authors) - len(shown)
-    return Byline(Markup(names), affs, f"{rest:,}" if rest else "")
+def _cites(authors: tuple[Person, ...]) -> bool:
+    for p in authors:
+        if p.affiliations:
+            return True
+    return False
 
 
-def _chips(chip: Partial, r: Record) -> Markup:
-    """A record's subject chips through partials/chip.html, primary first, each followed by a space."""
-    if not r.subjects:
-        return Markup("")
-    small = chip.small
-    return Markup(" ".join([small(code, i == 0) for i, code in enumerate(r.subjects)]) + " ")
+class _Bylines:
+    """``r|byline`` (``r|byline(false)`` without affiliations): a record's bounded byline, one
+    filter call per record instead of a template loop per name (the largest cost of a record's
+    partial). The usual record (no more names than shown, none citing an affiliation) reads each
+    name's partial from a dict keyed by the name: a site names a few thousand people on a hundred
+    thousand records."""
+
+    __slots__ = ("_person", "_limit", "_people", "_plain")
+
+    def __init__(self, person: Partial, limit: int, people: Mapping[str, str]) -> None:
+        self._person, self._limit, self._people = person, limit, people
+        self._plain: dict[str, Markup] = {}   # name -> its partial, no marks, no position
+
+    def __call__(self, r: Record, affiliations: bool = True) -> Byline:
+        authors = r.authors
+        if len(authors) <= self._limit and not (affiliations and _cites(authors)):
+            plain = self._plain
+            try:
+                return Byline(Markup(", ".join([plain[p.name] for p in authors])), (), "")
+            except KeyError:
+                for p in authors:
+                    if p.name not in plain:
+                        plain[p.name] = self._person.small(p.name, "", "")
+                return Byline(Markup(", ".join([plain[p.name] for p in authors])), (), "")
+        small = self._person.small
+        shown, affs = byline.shown_authors(authors, self._limit, self._people, affiliations)
+        names = ", ".join([("… " if s.gap and s.index else "") + small(s.person.name, s.marks, s.position) for s in shown])
+        rest = len(authors) - len(shown)
+        return Byline(Markup(names), affs, f"{rest:,}" if rest else "")
+
+
+class _Chips:
+    """``r|chips``: a record's subject chips through partials/chip.html, primary first, each
+    followed by a space. Each code's chip is read from a dict (primary or not); joined per
+    record, not kept per list of subjects: the lists are too many (50,000 at 1,000 x 100)."""
+
+    __slots__ = ("_chip", "_primary", "_other")
+
+    def __init__(self, chip: Partial) -> None:
+        self._chip = chip
+        self._primary: dict[str, Markup] = {}
+        self._other: dict[str, Markup] = {}
+
+    def __call__(self, r: Record) -> Markup:
+        subjects = r.subjects
+        if not subjects:
+            return Markup("")
+        try:
+            other = self._other
+            return Markup(" ".join([self._primary[subjects[0]], *[other[c] for c in subjects[1:]]]) + " ")
+        except KeyError:
+            small = self._chip.small
+            for i, code in enumerate(subjects):
+                (self._other if i else self._primary).setdefault(code, small(code, i == 0))
+            return self(r)
+
+
+class _ListedPages:
+    """``r|listed_pages``: the (page URL, name) of each profiled author who lists ``r``, site
+    order, kept per list of authors: a brief entry links to each, and a ``url_for`` call per
+    link (a Route made, through Jinja's Context.call) cost a tenth of the entry."""
+
+    __slots__ = ("_listed", "_urls", "_names", "_kept")
+
+    def __init__(self, urls: Urls, site: SiteModel) -> None:
+        self._listed, self._urls = site.record_authors, urls
+        self._names = {a.slug: a.name for a in site.authors}
+        self._kept: dict[tuple[str, ...], tuple[tuple[str, str], ...]] = {}
+
+    def __call__(self, r: Record) -> tuple[tuple[str, str], ...]:
+        slugs = self._listed.get(r.key, ())
+        pages = self._kept.get(slugs)
+        if pages is None:
+            pages = self._kept[slugs] = tuple((self._urls.url_for("author", s), self._names[s]) for s in slugs)
+        return pages
 
 
 def template_filters(env_globals: Mapping[str, Any]) -> dict[str, Any]:
     """The helpers a record's partials call on every record, also as filters (``r.title|tex``,
     ``p.name|person``, ``code|chip(true)``): Jinja calls a filter directly, a global function
     through ``Context.call``, which was a tenth of the cost of rendering a record."""
-    names = ("tex", "tex_text", "subject_name", "listed_by", "entry_updated", "byline")
+    names = ("tex", "tex_text", "subject_name", "listed_by", "listed_pages", "entry_updated", "byline")
     chip, person = env_globals["chip"], env_globals["person"]
     return {**{n: env_globals[n] for n in names}, "chip": functools.partial(_chip, chip),
-            "person": functools.partial(_person, person), "chips": functools.partial(_chips, chip),
+            "person": functools.partial(_person, person), "chips": _Chips(chip),
             "class_terms": byline.class_terms, "comment_parts": byline.comment_parts}
 
 
@@ -176,9 +235,9 @@ def template_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonom
         "abs_url_for": urls.abs_url_for,
         "person_slug": functools.partial(person_slug, site.people),
         "subject_name": functools.partial(subject_name, names, taxonomy),
-        "listed_by": functools.partial(listed_by, site.record_authors),
+        "listed_by": functools.partial(listed_by, site.record_authors), "listed_pages": _ListedPages(urls, site),
         **partials,
-        "byline": functools.partial(_byline, partials["person"], site.authors_shown, site.people),
+        "byline": _Bylines(partials["person"], site.authors_shown, site.people),
         "records_html": partials["record_html"].many, "records_brief": partials["record_brief"].many,
         "feed_entries": partials["feed_entry"].many,
         "author_jsonld": functools.partial(author_jsonld, urls, names, taxonomy,

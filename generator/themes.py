@@ -66,19 +66,27 @@ class _ContainedLoader(jinja2.FileSystemLoader):
         return source, filename, uptodate
 
 
+try:   # markupsafe's C escaper of a str, without the Markup its escape() wraps the result in (3.0+)
+    from markupsafe._speedups import _escape_inner
+except ImportError:   # pragma: no cover - markupsafe 2.x, or built without its C speedups
+    def _escape_inner(s: str, /) -> str:
+        return (s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+                .replace('"', "&#34;").replace("'", "&#39;"))
+
+
 def _escape(value: Any) -> str:  # noqa: ANN401 - any value a template prints
     """What ``markupsafe.escape`` makes of a value printed by ``{{ }}``, the same characters, as a
     plain string: safe values (``__html__``) as they are, anything else as text with & < > " '
     escaped. Jinja only joins what ``{{ }}`` yields (into a page, or into Markup for a macro or a
     ``set`` block), so the Markup object that ``escape`` allocates for each printed value is never
-    used; allocating it was half the cost of rendering a record's partial."""
-    if type(value) is not str:
-        html = getattr(value, "__html__", None)
-        if html is not None:
-            return html()
-        value = str(value)
-    return (value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace('"', "&#34;").replace("'", "&#39;"))
+    used; allocating it was half the cost of rendering a record's partial. A plain string, the
+    most printed value, is escaped in one C call (five ``str.replace`` calls cost 1-3 us)."""
+    if type(value) is str:
+        return _escape_inner(value)
+    html = getattr(value, "__html__", None)
+    if html is not None:
+        return html()
+    return _escape_inner(str(value))
 
 
 class _Template(jinja2.Template):

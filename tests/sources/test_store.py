@@ -129,3 +129,29 @@ def test_one_policy_for_an_unreadable_cache_file(arxiv_server, tmp_path: Path) -
     assert _warning_lines(fetched.stderr) == [expected]
     assert [r.title for r in cache.read_entry(path).records] == ["Fetched again"]
     assert not _warning_lines(run_cli(root, "build").stderr)
+
+
+def test_decode_reads_what_json_reads_and_refuses_what_it_refuses() -> None:
+    """cache.decode parses with orjson and falls back to json: the same values for every file
+    json reads (lone surrogate escapes, NaN, huge integers included), the same message for
+    every file it refuses."""
+    import json
+
+    import pytest
+
+    good = [b'{"format": 1, "records": [{"title": "A\\u00e9 \\ud83d\\ude00 \\u2028 <&>"}]}',
+            b'{"format": 1, "records": [], "x": "\\ud800 lone"}', b'{"format": 1, "y": NaN, "n": 123456789012345678901234}',
+            b' \n{"format": 1, "d": {"a": 1, "a": 2}, "f": 1.5e300, "e": []}\t', '{"format": 1, "t": "é"}'.encode()]
+    for raw in good:
+        assert repr(cache.decode(raw)) == repr(json.loads(raw.decode("utf-8"))), raw
+    bad = [b'{"format": 1, "records": [', b'\xef\xbb\xbf{"format": 1}', b'{"format": 1, "t": "\xff"}',
+           b'{"format": 1, "t": "a\x01b"}', b"", b"[1]"]
+    for raw in bad:
+        with pytest.raises(ValueError) as got:
+            cache.decode(raw)
+        try:
+            json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            assert str(got.value) == f"unreadable cache file ({exc})", raw
+        else:
+            assert "cache format" in str(got.value)

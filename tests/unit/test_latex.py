@@ -217,6 +217,20 @@ def test_plain_text_fast_path_only_escapes() -> None:
     assert isinstance(tex_to_html(text), Markup)
 
 
+def test_fast_path_is_taken_only_when_the_renderer_would_only_escape() -> None:
+    """``_has_tex`` (a bytes.translate test for ASCII) says False only for text in which the
+    renderer finds no token and no control character (a lone quote, backtick or dash, as in
+    "model's"); a trailing backslash is the one non-token it still sends to the renderer."""
+    rng = random.Random(1)
+    alphabet = list("$\\{}~-`'<>&\"\t\n ab9é\x00\x7f\x85") + ["--", "''", "``", "\\em", "\u2014"]
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        plain = latex._TOKEN.search(text) is None and latex._CONTROL.search(text) is None
+        assert latex._has_tex(text) is not plain or text.endswith("\\"), repr(text)
+        if plain:
+            assert tex_to_html(text) == latex._render_html(text) == escape(text)
+
+
 def test_apostrophes_are_kept() -> None:
     assert tex_to_html("model's") == "model&#39;s"
     assert tex_to_text("model's") == "model's"
