@@ -24,84 +24,26 @@ build stops before loading anything.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
-import importlib.metadata
 import json
 import marshal
 import os
 import shutil
-import sys
 from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
+from generator.inputs import code_digest, hash_files, inputs_digest, theme_tops  # noqa: F401 - code_digest, inputs_digest: re-exported
 from generator.model import Record
-from generator.paths import PACKAGE, builtin_theme_dir
 
 from generator.tasks import FolderTask, Task
 
 if TYPE_CHECKING:
     from generator.model import SiteModel
 
-FORMAT = 3
+FORMAT = 4   # 4: a record's digest is made of its content digest and who lists it
 _RECORD_ONLY = {Record}
-_SKIP_DIRS = ("__pycache__",)
-# The libraries whose versions can change the bytes of an output.
-_LIBRARIES = ("authorsite", "jinja2", "markupsafe", "markdown", "nh3", "latex2mathml", "pyyaml", "pagefind",
-              "pagefind-bin")
-
-
-def _files(top: Path) -> list[str]:
-    """Every file under ``top`` (or ``top`` itself), in a stable order, as strings (Path objects
-    cost half the time of digesting 2,000 files). Hidden files too: the loader refuses some of
-    them (``content/authors/.git.yaml``), so they are inputs."""
-    if top.is_file():
-        return [str(top)]
-    out = []
-    for dirpath, dirnames, filenames in os.walk(top):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
-        out += [os.path.join(dirpath, n) for n in sorted(filenames)]
-    return out
-
-
-def _hash_files(h: Any, tops: Iterable[Path], root: Path | None = None) -> None:  # noqa: ANN401 - a hashlib object
-    """Each file's name (relative to ``root`` when under it), length and bytes."""
-    prefix = str(root) + os.sep if root is not None else None
-    for top in tops:
-        for path in _files(top):
-            name = path[len(prefix):] if prefix and path.startswith(prefix) else path
-            with open(path, "rb") as f:
-                data = f.read()
-            h.update(f"{name}\0{len(data)}\0".encode())
-            h.update(data)
-
-
-@functools.lru_cache(maxsize=1)
-def code_digest() -> str:
-    """The package's own files (contents) and the versions of Python and of the libraries that
-    shape the output. Once per process: a process runs the code it loaded, whatever the disk says now."""
-    h = hashlib.sha256(sys.version.encode())
-    _hash_files(h, [PACKAGE], PACKAGE)
-    for name in _LIBRARIES:
-        try:
-            h.update(f"{name}={importlib.metadata.version(name)}\0".encode())
-        except importlib.metadata.PackageNotFoundError:
-            h.update(f"{name}=-\0".encode())
-    return h.hexdigest()[:32]
-
-
-def _theme_tops(root: Path) -> list[Path]:
-    return [builtin_theme_dir(), root / "themes", root / "templates", root / "static"]
-
-
-def inputs_digest(root: Path, options: Mapping[str, Any]) -> str:
-    """Every file a build reads, by content, and the options: the 'nothing changed' key."""
-    h = hashlib.sha256()
-    h.update(f"{FORMAT}\0{code_digest()}\0{json.dumps(dict(options), sort_keys=True)}\0".encode())
-    _hash_files(h, [root / "site.yaml", root / "content", *_theme_tops(root)], root)
-    return h.hexdigest()[:32]
 
 
 def common_digest(root: Path, site: SiteModel, options: Mapping[str, Any]) -> bytes:
@@ -110,7 +52,7 @@ def common_digest(root: Path, site: SiteModel, options: Mapping[str, Any]) -> by
     the CPU's SHA instructions it digests twice as fast as BLAKE2 here."""
     h = hashlib.sha256()
     h.update(f"{FORMAT}\0{code_digest()}\0".encode())
-    _hash_files(h, _theme_tops(root), root)
+    hash_files(h, theme_tops(root), root)
     settings = (dict(options), site.title, site.description, site.base_url, site.language, site.paginate,
                 site.cname, site.extra, site.pages, site.people, tuple((a.slug, a.name) for a in site.authors),
                 site.feed_size, site.authors_shown, site.venues)
@@ -128,12 +70,13 @@ class Digester:
     # record). Taken from the class, so a field added to Record is digested without a word here.
     _SMALL_FIELDS = tuple(f.name for f in dataclasses.fields(Record) if f.name not in ("title", "abstract", "authors"))
 
-    def __init__(self, site: SiteModel) -> None:
-        self._listed = site.record_authors
+    def __init__(self, site: SiteModel | None = None) -> None:
+        self._listed: Mapping[str, tuple[str, ...]] = site.record_authors if site is not None else {}
         self._generation = 0
         # Keyed by id(): values hashed by content would cost what the memo saves. Each entry
         # holds its object, so no id is reused while the entry lasts.
         self._records: dict[int, tuple[Record, int, bytes, tuple[str, ...]]] = {}  # (r, generation, digest, listed)
+        self._contents: dict[int, tuple[Record, bytes]] = {}   # r -> the digest of its fields
         self._memo: dict[int, tuple[object, bytes]] = {}    # other dataclasses (which may hold records)
         self._people: dict[int, tuple[object, str]] = {}    # Person -> its canonical text
         self._seqs: dict[tuple[int, ...], bytes] = {}       # ids of a sequence of records -> its encoding
@@ -146,6 +89,7 @@ class Digester:
         live = sum(len(a.records) for a in site.authors)
         if len(self._records) > 2 * live + 1000:
             self._records.clear()
+            self._contents.clear()
             self._people.clear()
             self._seqs.clear()
         if site.record_authors is not self._listed:
@@ -158,10 +102,7 @@ class Digester:
         return hashlib.sha256(self._encode(value)).digest()[:16]
 
     def record(self, r: Record) -> bytes:
-        """A record's digest: every field, and which profiled authors list it. The bytes digested
-        are marshal's (version 2: no back-references, so equal values give equal bytes), made in
-        C in one call: 81,000 records are digested on every build of a large site. People are
-        shared between records, so their text is made once."""
+        """A record's digest: its content digest (``content``) and which profiled authors list it."""
         e = self._records.get(id(r))
         if e is not None:
             if e[1] == self._generation:
@@ -170,6 +111,20 @@ class Digester:
             if listed == e[3]:
                 self._records[id(r)] = (r, self._generation, e[2], listed)
                 return e[2]
+        listed = self._listed.get(r.key, ())
+        d = hashlib.sha256(self.content(r) + marshal.dumps(listed, 2)).digest()[:16]
+        self._records[id(r)] = (r, self._generation, d, listed)
+        return d
+
+    def content(self, r: Record) -> bytes:
+        """The digest of every field of a record. The bytes digested are marshal's (version 2: no
+        back-references, so equal values give equal bytes), made in C in one call: 81,000 records
+        are digested on a full build of a large site. People are shared between records, so their
+        text is made once. Kept with each assembled author (generator.snapshot, ``seed``): a
+        rebuild digests only the records of the authors whose inputs changed."""
+        e = self._contents.get(id(r))
+        if e is not None:
+            return e[1]
         people = self._people
         try:
             text = "".join([people[id(p)][1] for p in r.authors])
@@ -178,11 +133,14 @@ class Digester:
                 if id(p) not in people:
                     people[id(p)] = (p, repr((p.name, p.affiliations)))
             text = "".join([people[id(p)][1] for p in r.authors])
-        listed = self._listed.get(r.key, ())
-        data = marshal.dumps((self._small(r), text, listed, r.title, r.abstract), 2)
-        d = hashlib.sha256(data).digest()[:16]
-        self._records[id(r)] = (r, self._generation, d, listed)
+        d = hashlib.sha256(marshal.dumps((self._small(r), text, r.title, r.abstract), 2)).digest()[:16]
+        self._contents[id(r)] = (r, d)
         return d
+
+    def seed(self, records: Sequence[Record], contents: Sequence[bytes]) -> None:
+        """Take the content digests of ``records`` made before (``content``, by an earlier build)."""
+        for r, d in zip(records, contents, strict=True):
+            self._contents[id(r)] = (r, d)
 
     def _encode(self, v: object) -> bytes:
         """Tagged bytes; equal values give equal bytes, different values different ones."""
