@@ -218,8 +218,9 @@ def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, 
         # manifest written there is none, so a kill in between costs a full rebuild, never a stale page.
         reuse, run = jobs.split(planned, jobs.Manifest.read(path), target)
         path.unlink(missing_ok=True)
+        made: set[str] = set()
         for job in reuse:
-            jobs.link_job(job, target, staging)
+            jobs.link_job(job, target, staging, made)
         rendered[0] = len(run)
         log.info("rendering %d of %d jobs (%d unchanged, reused) with %d process%s...", len(run), len(planned),
                  len(reuse), pool.workers, "es" if pool.workers > 1 else "")

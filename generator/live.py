@@ -183,8 +183,9 @@ class LiveSite:
         reuse, run = jobs.split(planned, jobs.Manifest("", self.outputs), self.out_dir)
 
         def produce(staging: Path) -> int:
+            made: set[str] = set()
             for job in reuse:
-                jobs.link_job(job, self.out_dir, staging)
+                jobs.link_job(job, self.out_dir, staging, made)
             return pool.run([j.task for j in run], staging)
 
         self.outputs, self.pending = {}, {}
