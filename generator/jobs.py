@@ -77,6 +77,7 @@ class Digester:
         # holds its object, so no id is reused while the entry lasts.
         self._records: dict[int, tuple[Record, int, bytes, tuple[str, ...]]] = {}  # (r, generation, digest, listed)
         self._contents: dict[int, tuple[Record, bytes]] = {}   # r -> the digest of its fields
+        self._current: dict[int, bytes] = {}   # id(r) -> its digest in this generation (r is in _records)
         self._memo: dict[int, tuple[object, bytes]] = {}    # other dataclasses (which may hold records)
         self._people: dict[int, tuple[object, str]] = {}    # Person -> its canonical text
         self._seqs: dict[tuple[int, ...], bytes] = {}       # ids of a sequence of records -> its encoding
@@ -89,12 +90,14 @@ class Digester:
         live = sum(len(a.records) for a in site.authors)
         if len(self._records) > 2 * live + 1000:
             self._records.clear()
+            self._current.clear()
             self._contents.clear()
             self._people.clear()
             self._seqs.clear()
         if site.record_authors is not self._listed:
             self._listed = site.record_authors
             self._generation += 1
+            self._current.clear()
             self._memo.clear()
             self._seqs.clear()
 
@@ -110,10 +113,12 @@ class Digester:
             listed = self._listed.get(r.key, ())
             if listed == e[3]:
                 self._records[id(r)] = (r, self._generation, e[2], listed)
+                self._current[id(r)] = e[2]
                 return e[2]
         listed = self._listed.get(r.key, ())
         d = hashlib.sha256(self.content(r) + marshal.dumps(listed, 2)).digest()[:16]
         self._records[id(r)] = (r, self._generation, d, listed)
+        self._current[id(r)] = d
         return d
 
     def content(self, r: Record) -> bytes:
@@ -170,7 +175,9 @@ class Digester:
             key = tuple(map(id, v))
             d = self._seqs.get(key)
             if d is None:
-                parts = [self.record(x) for x in v]  # type: ignore[arg-type]
+                parts = list(map(self._current.get, key))   # each record's digest, when made already
+                if None in parts:
+                    parts = [p or self.record(x) for p, x in zip(parts, v)]  # type: ignore[arg-type]
                 d = self._seqs[key] = b"[R%d:" % len(v) + b"".join(parts) + b"]"
             return d
         return b"[%d:" % len(v) + b"".join(self._encode(x) + b"," for x in v) + b"]"
