@@ -46,6 +46,11 @@ FORMAT = 4   # 4: a record's digest is made of its content digest and who lists 
 _RECORD_ONLY = {Record}
 
 
+def _name(v: object) -> bool:
+    """A str (Markup too) or an int that is not a bool: the first of a (name, count) pair."""
+    return isinstance(v, str) or type(v) is int
+
+
 def common_digest(root: Path, site: SiteModel, options: Mapping[str, Any]) -> bytes:
     """What every job reads: code, templates and static files of every layer, options, and
     the site-wide settings of the model (not its authors' records). SHA-256 throughout: with
@@ -180,6 +185,13 @@ class Digester:
                     parts = [p or self.record(x) for p, x in zip(parts, v)]  # type: ignore[arg-type]
                 d = self._seqs[key] = b"[R%d:" % len(v) + b"".join(parts) + b"]"
             return d
+        # In C, as records are (marshal version 2 gives equal values equal bytes); which way a
+        # sequence is encoded depends on its value only (a str subclass, Markup, is its text):
+        if all(isinstance(x, tuple) and len(x) == 2 and _name(x[0]) and type(x[1]) is int for x in v):
+            pairs = tuple([(str.__str__(a) if isinstance(a, str) else a, n) for a, n in v])  # type: ignore[misc]
+            return b"P" + marshal.dumps(pairs, 2)   # (name, count): a subject's authors, an author's years
+        if all(isinstance(x, str) for x in v):   # URLs (the sitemap), names, codes
+            return b"S" + marshal.dumps(tuple([str.__str__(x) for x in v]), 2)
         return b"[%d:" % len(v) + b"".join(self._encode(x) + b"," for x in v) + b"]"
 
     def _dataclass(self, v: object) -> bytes:
