@@ -27,6 +27,7 @@ import dataclasses
 import hashlib
 import json
 import marshal
+import operator
 import os
 import shutil
 from dataclasses import dataclass
@@ -86,6 +87,7 @@ class Digester:
         self._memo: dict[int, tuple[object, bytes]] = {}    # other dataclasses (which may hold records)
         self._people: dict[int, tuple[object, str]] = {}    # Person -> its canonical text
         self._seqs: dict[tuple[int, ...], bytes] = {}       # ids of a sequence of records -> its encoding
+        self._reads: dict[str, tuple[int, tuple[Any, ...], bytes]] = {}   # path -> (generation, reads, digest)
         self._small = attrgetter(*self._SMALL_FIELDS)
 
     def renew(self, site: SiteModel) -> None:
@@ -94,6 +96,7 @@ class Digester:
         author's digest holds its records'). Memos far larger than the site are dropped."""
         live = sum(len(a.records) for a in site.authors)
         if len(self._records) > 2 * live + 1000:
+            self._reads.clear()
             self._records.clear()
             self._current.clear()
             self._contents.clear()
@@ -108,6 +111,17 @@ class Digester:
 
     def digest(self, value: object) -> bytes:
         return hashlib.sha256(self._encode(value)).digest()[:16]
+
+    def reads(self, path: str, reads: tuple[Any, ...]) -> bytes:
+        """The digest of what the job making ``path`` reads. The preview plans every job after each
+        edit: while no listing changed, a job whose reads are the very objects of its last plan
+        (or equal plain values: a pager) has the digest it had, found without encoding them."""
+        last = self._reads.get(path)
+        if last is not None and last[0] == self._generation and _same(last[1], reads):
+            return last[2]
+        d = self.digest(reads)
+        self._reads[path] = (self._generation, reads, d)
+        return d
 
     def record(self, r: Record) -> bytes:
         """A record's digest: its content digest (``content``) and which profiled authors list it."""
@@ -205,6 +219,30 @@ class Digester:
         return d
 
 
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def _same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    """Whether two reads are the same values for sure: each the same object or an equal plain value
+    of the same type (a feed's date), or a tuple of the same objects, or a dict of the same keys and
+    objects or equal plain values of the same type (a pager)."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x is y or (type(x) in _PLAIN and type(x) is type(y) and x == y):
+            continue
+        if type(x) is tuple and type(y) is tuple:
+            if len(x) != len(y) or not all(map(operator.is_, x, y)):
+                return False
+        elif type(x) is dict and type(y) is dict:
+            if x.keys() != y.keys() or not all(v is y[k] or (type(v) in _PLAIN and type(v) is type(y[k]) and v == y[k])
+                                               for k, v in x.items()):
+                return False
+        else:
+            return False
+    return True
+
+
 @dataclass(frozen=True, slots=True)
 class Job:
     """One output (a file, or a folder for a FolderTask): where, the digest of what it reads,
@@ -233,7 +271,7 @@ def plan_jobs(tasks: Sequence[Task | FolderTask], site: SiteModel, common: bytes
     out = []
     for t in tasks:
         h = hashlib.sha256(common)
-        h.update(digester.digest(t.reads))
+        h.update(digester.reads(t.rel_path, t.reads))
         out.append(Job(t, h.hexdigest()[:32]))
     return out
 
