@@ -288,6 +288,8 @@ def test_a_restored_clone_with_ten_records_changed_renders_only_what_they_touch(
     res = build(root)
     got = remade(before, root / "output")
     assert res.rendered == len(got), "the jobs counted are the files made anew"
+    assert "read cache (5 authors assembled)" in dict(res.stages), \
+        "the other authors come from .authorsite/ as restored (keyed by content, not dates)"
     allowed = ({"index.html", "feed.xml", "subjects/index.html", "data.json"}
                | {shard_of(root, slug) for slug in touched})
     outside = {p for p in got if p not in allowed and not p.startswith(
