@@ -186,16 +186,19 @@ def _assemble(config: SiteConfig, authors: Authors) -> SiteModel:
 
 
 def plan_site(config: SiteConfig, site: SiteModel, options: dict[str, object], search: bool,
-              digester: jobs.Digester | None = None, env: jinja2.Environment | None = None) -> list[jobs.Job]:
+              digester: jobs.Digester | None = None, env: jinja2.Environment | None = None,
+              pages: bool = True) -> list[jobs.Job]:
     """Every output of the site as a job: pages, feeds, exports, and the search shards. The preview
-    passes its digester and Jinja environment (templates compiled once) from one plan to the next."""
+    passes its digester and Jinja environment (templates compiled once) from one plan to the next,
+    and plans the search index apart (``pages=False``), once the pages are in place."""
     from generator.parallel import check_unique
     from generator.render import plan_tasks
     from generator.search import plan_shards, shard_tasks
     from generator.taxonomy import load_taxonomy
     from generator.themes import make_environment
 
-    tasks = [*plan_tasks(env or make_environment(config.root, config.theme), site, load_taxonomy(), root=config.root)]
+    tasks = [*plan_tasks(env or make_environment(config.root, config.theme), site, load_taxonomy(),
+                         root=config.root)] if pages else []
     if search:
         shards = plan_shards([a.slug for a in config.authors], [p.name for p in config.pages])
         tasks += shard_tasks(site, shards)
