@@ -17,10 +17,10 @@
      ours author     after one author file changed (touched, affiliation edited)
      ours record     after one cached record changed (one title edited in one cache file,
                      a record no other author lists; written with generator.cache)
-     search step     generator.search.build_index alone (the build's own Pagefind step and
-                     options), over a hard-linked copy of our finished output
+     search step     generator.search.build_index alone (the build's own search index task,
+                     in one render process), over a hard-linked copy of our finished output
    Each command runs in a child process reaped with os.wait4: wall time, user+sys CPU time of
-   it and the descendants it waited for (Pagefind under our build), and memory: the most the
+   it and the descendants it waited for (the render processes of our build), and memory: the most the
    process tree held at once (sum of VmRSS sampled every 20 ms, never below ru_maxrss, the
    exact peak of its largest single process) and the direct child's own peak (VmHWM).
    The edited inputs are restored after each repeat (and at the next start if a run was
@@ -58,18 +58,23 @@ REPO = HERE.parent
 SHARED = HERE / "shared"
 RESULTS = REPO / "benchmark-results"
 
-# Stage names in the order they are reported; "ratio" targets are from issue 6.
+# Stage names in the order they are reported, each with its target (issue 12's acceptance) as a
+# ratio to the median of its baseline row in the same run (per repeat, pairwise).
 ROWS = [
-    ("ours_cold", "ours: cold build", 0.33),
-    ("hugo_cold", "hugo: build (fresh dest)", None),
-    ("hugo_rebuild", "hugo: rebuild, nothing changed", None),
-    ("ours_noop", "ours: rebuild, nothing changed", 0.05),
-    ("ours_author", "ours: rebuild, 1 author changed", 0.10),
-    ("ours_record", "ours: rebuild, 1 record changed", 0.10),
-    ("search", "ours: search index step alone", None),
-    ("serve_reload", "ours: serve, 1 author edited -> new text in the page (Chromium)", None),
+    ("ours_cold", "ours: cold build", 0.5, "hugo_pagefind"),
+    ("ours_cold_nosearch", "ours: cold build, --no-search", 1.5, "hugo_cold"),
+    ("hugo_cold", "hugo: build (fresh dest)", None, None),
+    ("hugo_pagefind", "peer: hugo && pagefind (fresh dest)", None, "hugo_cold"),
+    ("hugo_rebuild", "hugo: rebuild, nothing changed", None, "hugo_cold"),
+    ("ours_noop", "ours: rebuild, nothing changed", None, "hugo_cold"),
+    ("ours_author", "ours: rebuild, 1 author changed", 0.2, "hugo_cold"),
+    ("ours_record", "ours: rebuild, 1 record changed", 0.2, "hugo_cold"),
+    ("search", "ours: search index step alone", None, "hugo_cold"),
+    ("serve_reload", "ours: serve, 1 author edited -> new text in the page (Chromium)", None, None),
 ]
-MEMORY_TARGET = 0.5  # peak RSS of our cold build / Hugo's
+SERVE_TARGET_S = 0.5   # issue 12, acceptance 3: seconds, not a ratio
+MEMORY_TARGET = 1.0  # peak memory of our cold build (process tree) / Hugo's (issue 12, acceptance 5)
+SEARCH_INDEX = ("search", "index")   # generator.routes.search_index(), as path parts
 
 SEARCH_SNIPPET = """
 import sys, time
@@ -78,14 +83,13 @@ from generator.assemble import assemble
 from generator.store import read_all
 from generator.config import load_site
 from generator.parallel import default_workers
-from generator.search import build_index, plan_shards
+from generator.search import build_index
 from generator.taxonomy import load_taxonomy
 site, root = Path(sys.argv[1]), Path(sys.argv[4])
 config = load_site(root)
 model = assemble(config, read_all(config), load_taxonomy())  # untimed
-shards = plan_shards([a.slug for a in model.authors], [p.name for p in model.pages])
 t0 = time.perf_counter()
-build_index(site, model, shards, default_workers())
+build_index(site, model, default_workers())
 Path(sys.argv[3]).write_text(repr(time.perf_counter() - t0))
 """
 
@@ -229,7 +233,8 @@ def measure(cmd: list[str], *, cwd: Path | None = None, env: dict[str, str] | No
                tree_peak_mb=tree[0], tree_pss_mb=pss[0], load1=load1)
 
 
-def tree_stats(root: Path) -> dict[str, Any]:
+def tree_stats(root: Path, search_top: tuple[str, ...] = ("pagefind",)) -> dict[str, Any]:
+    """Files and bytes of an output tree; ``search_top``: the path of its search index's folder."""
     files = html = 0
     total = html_bytes = search_bytes = 0
     for dirpath, _dirs, names in os.walk(root):
@@ -238,7 +243,7 @@ def tree_stats(root: Path) -> dict[str, Any]:
             size = os.stat(os.path.join(dirpath, n)).st_size
             files += 1
             total += size
-            if rel and rel[0] == "pagefind":
+            if rel[:len(search_top)] == search_top:
                 search_bytes += size
             elif n.endswith(".html"):
                 html += 1
@@ -508,6 +513,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget-minutes", type=float, default=15.0,
                     help="stop repeating when the next repeat would end after this (default 15)")
     ap.add_argument("--timeout", type=float, default=1800.0, help="per command, seconds")
+    ap.add_argument("--no-peer", action="store_true",
+                    help="skip `hugo && pagefind` (Pagefind over a 5,000-author Hugo site needs ~17 GB)")
     ap.add_argument("--out", type=Path, help="JSON file (default benchmark-results/bench-<timestamp>.json)")
     args = ap.parse_args(argv)
 
@@ -515,6 +522,9 @@ def main(argv: list[str] | None = None) -> int:
     RESULTS.mkdir(exist_ok=True)
     code_at_start = {"fingerprint": code_fingerprint(), **git_state()}
     hugo = hugo_binary(args.hugo)
+    pagefind = _pagefind()
+    if pagefind is None:
+        sys.exit("error: Pagefind (the peer's search) is not installed: make bench installs the bench extra")
     corpus = prepare_corpus(args.authors, args.records, args.seed, args.regenerate)
     author_file, author_slug, cache_path, record_key = edit_targets(corpus)
     ours = our_command(corpus.site)
@@ -522,7 +532,7 @@ def main(argv: list[str] | None = None) -> int:
     hugo_cmd = [str(hugo), "--source", str(corpus.hugo), "--destination", str(corpus.hugo_dest), "--quiet"]
     out_dir = corpus.site / "output"
 
-    runs: dict[str, list[Run]] = {k: [] for k, _, _ in ROWS}
+    runs: dict[str, list[Run]] = {k: [] for k, *_ in ROWS}
     sizes: dict[str, Any] = {}
     notes: list[str] = []
 
@@ -536,21 +546,34 @@ def main(argv: list[str] | None = None) -> int:
         clean_site(corpus.site)
         return measure(ours, timeout=args.timeout)
 
-    def hugo_cold() -> Run:
+    def hugo_fresh() -> None:
         for p in (corpus.hugo_dest, corpus.hugo_cache, corpus.hugo / "resources"):
             if p.exists():
                 shutil.rmtree(p)
+
+    def hugo_cold() -> Run:
+        hugo_fresh()
         return measure(hugo_cmd, env=hugo_env, timeout=args.timeout)
 
+    def ours_cold_nosearch() -> Run:
+        clean_site(corpus.site)
+        return measure([*ours, "--no-search"], timeout=args.timeout)
+
+    def hugo_pagefind() -> Run:
+        # the Hugo Blox way to get search: Hugo, then Pagefind over Hugo's output, one process tree
+        hugo_fresh()
+        script = f'"$0" "$@" && "{pagefind}" --site "{corpus.hugo_dest}" --silent'
+        return measure(["sh", "-c", script, *hugo_cmd], env=hugo_env, timeout=args.timeout)
+
     def search_alone() -> Run:
-        # generator.search.build_index itself (whatever Pagefind options the build uses), run on a
-        # hard-linked copy of our finished output so the output is never touched; the bundle the
-        # copy holds is removed first, so Pagefind writes new files instead of into linked ones.
+        # generator.search.build_index itself (the build's own search task), run on a hard-linked
+        # copy of our finished output so the output is never touched; the index the copy holds is
+        # removed first, so the task writes new files instead of into linked ones.
         scratch = Path(tempfile.mkdtemp(prefix="search-", dir=corpus.dir))
         try:
             copy = scratch / "site"
             shutil.copytree(out_dir, copy, copy_function=os.link)
-            shutil.rmtree(copy / "pagefind", ignore_errors=True)
+            shutil.rmtree(copy.joinpath(*SEARCH_INDEX), ignore_errors=True)
             seconds = scratch / "seconds"
             r = measure([sys.executable, "-c", SEARCH_SNIPPET, str(copy), "en", str(seconds), str(corpus.site)],
                         timeout=args.timeout)
@@ -564,12 +587,20 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(args.repeat):
             t_rep = time.perf_counter()
             print(f"repeat {i + 1}/{args.repeat}", flush=True)
-            first, second = (("ours_cold", ours_cold), ("hugo_cold", hugo_cold))[:: 1 if i % 2 == 0 else -1]
-            step(*first)
-            step(*second)
-            if i == 0:
-                sizes["ours"] = tree_stats(out_dir)
-                sizes["hugo"] = tree_stats(corpus.hugo_dest)
+            # the peer pair first (their outputs are measured, then replaced), then ours with search
+            # and Hugo alone, whose outputs the rebuilds below start from; which side goes first alternates
+            flip = 1 if i % 2 == 0 else -1
+            for pair in ((("ours_cold_nosearch", ours_cold_nosearch), ("hugo_pagefind", hugo_pagefind)),
+                         (("ours_cold", ours_cold), ("hugo_cold", hugo_cold))):
+                for name, fn in pair[::flip]:
+                    if not (args.no_peer and name == "hugo_pagefind"):
+                        step(name, fn)
+                if i == 0:
+                    ours_key, hugo_key = ("ours_nosearch", "hugo_pagefind") if pair[0][0] == "ours_cold_nosearch" \
+                        else ("ours", "hugo")
+                    sizes[ours_key] = tree_stats(out_dir, SEARCH_INDEX)
+                    if runs[hugo_key + ("" if hugo_key == "hugo_pagefind" else "_cold")]:
+                        sizes[hugo_key] = tree_stats(corpus.hugo_dest)
             step("hugo_rebuild", lambda: measure(hugo_cmd, env=hugo_env, timeout=args.timeout))
             step("ours_noop", lambda: measure(ours, timeout=args.timeout))
             edit_author(corpus, author_file, i + 1)
@@ -617,29 +648,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def make_report(args: argparse.Namespace, corpus: Corpus, runs: dict[str, list[Run]], sizes: dict[str, Any],
                 notes: list[str], hugo: Path, done: int, total_seconds: float) -> dict[str, Any]:
-    hugo_walls = [r.wall for r in runs["hugo_cold"]]
-    rows = {}
-    for key, label, target in ROWS:
-        rs = runs[key]
-        if not rs:
-            continue
-        row: dict[str, Any] = {
-            "label": label,
-            "wall": summarize([r.wall for r in rs]),
-            "cpu": summarize([r.cpu for r in rs]),
-            "peak_mb": summarize([r.peak_mb for r in rs]),
-            "main_peak_mb": summarize([r.main_peak_mb for r in rs]),
-            "runs": [{**vars(r), "peak_mb": r.peak_mb} for r in rs],
-        }
-        if key != "hugo_cold" and len(hugo_walls) >= len(rs):
-            ratios = [r.wall / h for r, h in zip(rs, hugo_walls)]
-            row["ratio_to_hugo"] = summarize(ratios)
-            row["ratio_per_pair"] = ratios
-            row["cpu_ratio_to_hugo"] = summarize([r.cpu / h.cpu for r, h in zip(rs, runs["hugo_cold"])])
-        if target is not None:
-            row["target_ratio"] = target
-            row["target_met"] = row["ratio_to_hugo"]["median"] <= target
-        rows[key] = row
+    rows = {key: _row(label, runs[key], runs.get(base or "", []), target) | {"baseline": base}
+            for key, label, target, base in ROWS if runs[key]}
+    if "serve_reload" in rows:
+        row = rows["serve_reload"]
+        row["target_seconds"] = SERVE_TARGET_S
+        row["target_met"] = row["wall"]["median"] <= SERVE_TARGET_S
     memory = None
     if runs["ours_cold"] and runs["hugo_cold"]:
         ours_mb = statistics.median(r.peak_mb for r in runs["ours_cold"])
@@ -648,23 +662,8 @@ def make_report(args: argparse.Namespace, corpus: Corpus, runs: dict[str, list[R
                   "ours_python_mb": statistics.median(r.main_peak_mb for r in runs["ours_cold"]),
                   "ours_tree_pss_mb": statistics.median(r.tree_pss_mb for r in runs["ours_cold"]),
                   "ours_largest_process_mb": statistics.median(r.maxrss_mb for r in runs["ours_cold"]),
-                  "pagefind_alone_mb": statistics.median(r.peak_mb for r in runs["search"]) if runs["search"] else None,
+                  "search_alone_mb": statistics.median(r.peak_mb for r in runs["search"]) if runs["search"] else None,
                   "target_ratio": MEMORY_TARGET, "target_met": ours_mb / hugo_mb <= MEMORY_TARGET}
-    cold = rows.get("ours_cold")
-    search = rows.get("search")
-    if cold and search and "hugo_cold" in rows:
-        # From medians, not per pair: on a busy machine two separate runs do not subtract well.
-        net_wall = cold["wall"]["median"] - search["wall"]["median"]
-        net_cpu = cold["cpu"]["median"] - search["cpu"]["median"]
-        hugo = rows["hugo_cold"]
-        rows["ours_cold_minus_search"] = {
-            "label": "ours: cold minus search (derived)",
-            "wall": {"min": net_wall, "median": net_wall, "max": net_wall},
-            "cpu": {"min": net_cpu, "median": net_cpu, "max": net_cpu},
-            "ratio_to_hugo": {k: net_wall / hugo["wall"]["median"] for k in ("min", "median", "max")},
-            "cpu_ratio_to_hugo": {k: net_cpu / hugo["cpu"]["median"] for k in ("min", "median", "max")},
-            "derived": "median(ours_cold) - median(search); ratios to median(hugo_cold)",
-        }
     load = [r.load1 for rs in runs.values() for r in rs]
     return {
         "when": dt.datetime.now().astimezone().isoformat(timespec="seconds"),
@@ -681,14 +680,14 @@ def make_report(args: argparse.Namespace, corpus: Corpus, runs: dict[str, list[R
         "tools": {"hugo": tool_version([str(hugo), "version"]),
                   "hugo_binary": str(hugo),
                   "authorsite": tool_version(our_command(corpus.site)[:-4] + ["--version"]),
-                  "pagefind": tool_version([str(p), "--version"]) if (p := _pagefind()) else None},
+                  "pagefind (the peer's search)": tool_version([str(p), "--version"]) if (p := _pagefind()) else None},
         "git": git_state(),
         "notes": notes + [
             "wall = elapsed time of the child process; cpu = user+sys of it and its reaped children; "
             "peak_mb = the most the process tree held at once (sampled sum of VmRSS every 20 ms, never "
             "below ru_maxrss; counts pages that forked workers share once per process, so an upper bound); "
             "tree_pss_mb = the same with PSS, sampled each second; main_peak_mb = the direct child alone "
-            "(our Python process; Pagefind and render workers are its children)",
+            "(our Python process; the render workers are its children)",
             "ratios are per repeat (ours / Hugo's fresh build in the same repeat); min/median/max over repeats",
             "the Hugo site has no feeds, exports, pagination or search index and keeps stat.TH as its own "
             "subject (ours maps it to math.ST); compare the sizes below",
@@ -697,9 +696,35 @@ def make_report(args: argparse.Namespace, corpus: Corpus, runs: dict[str, list[R
     }
 
 
+def _row(label: str, rs: list[Run], base: list[Run], target: float | None) -> dict[str, Any]:
+    """One row of the report: min/median/max of wall, CPU and memory, and the per-repeat ratios to
+    its baseline row (Hugo's build, or ``hugo && pagefind`` for our full cold build)."""
+    row: dict[str, Any] = {
+        "label": label,
+        "wall": summarize([r.wall for r in rs]),
+        "cpu": summarize([r.cpu for r in rs]),
+        "peak_mb": summarize([r.peak_mb for r in rs]),
+        "main_peak_mb": summarize([r.main_peak_mb for r in rs]),
+        "runs": [{**vars(r), "peak_mb": r.peak_mb} for r in rs],
+    }
+    if base and len(base) >= len(rs) and base[0].wall > 0:
+        ratios = [r.wall / b.wall for r, b in zip(rs, base)]
+        row["ratio_to_hugo"] = summarize(ratios)   # to the baseline row ("baseline" names it)
+        row["ratio_per_pair"] = ratios
+        row["cpu_ratio_to_hugo"] = summarize([r.cpu / b.cpu for r, b in zip(rs, base) if b.cpu > 0] or [0.0])
+        if target is not None:
+            row["target_ratio"] = target
+            row["target_met"] = row["ratio_to_hugo"]["median"] <= target
+    return row
+
+
 def _pagefind() -> Path | None:
-    from generator.search import pagefind_binary
-    return pagefind_binary()
+    """The Pagefind binary of the bench extra (``pagefind[bin]``): the peer's search."""
+    spec = importlib.util.find_spec("pagefind_bin")
+    if spec is None or spec.origin is None:
+        return None
+    binary = Path(spec.origin).parent / "pagefind"
+    return binary if binary.is_file() else None
 
 
 def print_report(rep: dict[str, Any]) -> None:
@@ -709,10 +734,10 @@ def print_report(rep: dict[str, Any]) -> None:
           f"{rep['repeats_done']} repeat(s); {rep['machine']['cpus']} CPUs; "
           f"load avg (1 min) at run starts {rep['machine']['load1_at_start_of_runs']['median']:.1f} median"
           if rep["machine"]["load1_at_start_of_runs"] else "")
-    print("wall seconds; ratios = ours / Hugo's build in the same repeat (median [min-max]); "
-          "cpu = user+sys incl. children")
+    print("wall seconds; ratios = the row / its baseline in the same repeat (median [min-max]): Hugo's build, "
+          "and for our full cold build `hugo && pagefind`; cpu = user+sys incl. children")
     head = (f"{'measurement':<36} {'min':>7} {'median':>7} {'max':>7}  {'cpu med':>7} {'peak MB':>8}"
-            f"  {'x Hugo wall':<24} {'x cpu':>6} {'target':>9}")
+            f"  {'x baseline wall':<24} {'x cpu':>6} {'target':>9}  baseline")
     print(head)
     print("-" * len(head))
     for key, row in rep["rows"].items():
@@ -727,24 +752,23 @@ def print_report(rep: dict[str, Any]) -> None:
         target = ""
         if "target_ratio" in row:
             target = f"{'ok <=' if row['target_met'] else 'MISS <='}{row['target_ratio']}"
-        if row.get("derived") and w["median"] <= 0:
-            print(f"{row['label']:<36} {'(wall: noise, see cpu)':>23}  {cpu}{' ' * 36}{cratio}")
-            continue
+        elif "target_seconds" in row:
+            target = f"{'ok <=' if row['target_met'] else 'MISS <='}{row['target_seconds']}s"
         print(f"{row['label']:<36} {fmt_s(w['min']):>7} {fmt_s(w['median']):>7} {fmt_s(w['max']):>7}  "
-              f"{cpu} {mem}  {ratio:<24} {cratio} {target:>9}")
+              f"{cpu} {mem}  {ratio:<24} {cratio} {target:>9}  {row.get('baseline') or ''}")
     m = rep.get("memory")
     if m:
-        pf = f", Pagefind alone {m['pagefind_alone_mb']:.0f} MB" if m.get("pagefind_alone_mb") else ""
+        pf = f", search step alone {m['search_alone_mb']:.0f} MB" if m.get("search_alone_mb") else ""
         pss = f", PSS sum {m['ours_tree_pss_mb']:.0f} MB" if m.get("ours_tree_pss_mb") else ""
         print(f"\npeak memory, cold build (process tree at once): ours {m['ours_cold_mb']:.0f} MB "
               f"(RSS sum{pss}; largest process {m['ours_largest_process_mb']:.0f} MB; the Python process "
               f"alone {m['ours_python_mb']:.0f} MB{pf}), Hugo {m['hugo_mb']:.0f} MB; "
               f"ratio {m['ratio']:.2f} (target <= {m['target_ratio']}: {'met' if m['target_met'] else 'MISSED'})")
-    for side in ("ours", "hugo"):
+    for side in ("ours", "ours_nosearch", "hugo", "hugo_pagefind"):
         s = rep["sizes"].get(side)
         if s:
             extra = f", search index {s['search_index_bytes'] / 1e6:.1f} MB" if s["search_index_bytes"] else ""
-            print(f"output {side:<4}: {s['html_pages']} HTML pages ({s['html_bytes'] / 1e6:.1f} MB), "
+            print(f"output {side:<13}: {s['html_pages']} HTML pages ({s['html_bytes'] / 1e6:.1f} MB), "
                   f"{s['files']} files, {s['bytes'] / 1e6:.1f} MB in all{extra}")
     for n in rep["notes"][:-3]:
         print(f"note: {n}")

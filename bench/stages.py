@@ -10,7 +10,7 @@ Runs ``generator.build.build`` once in this process and prints:
   exist: timers are wrapped around the imported functions, nothing on disk is changed;
   work done in forked worker processes is not seen by these wrappers, so use
   ``--workers 1`` for a per-template split);
-- peak RSS of this process and of its largest child (Pagefind, or a worker);
+- peak RSS of this process and of its largest child (a render worker);
 - with ``--gc-stats``, the time spent in the cyclic garbage collector.
 
 By default the build is cold: the output and any build state in the site root are removed
@@ -40,7 +40,7 @@ STAGES = [   # the step functions of generator/build.py's build()
     ("_read_cache", "read cache JSON"),
     ("_assemble", "assemble model"),
     ("_plan", "plan jobs (pages, digests)"),
-    ("_run", "run jobs (render, write, search shards) + swap"),
+    ("_run", "run jobs (render, write, search index) + swap"),
 ]
 RENDER_PARTS = ("to_bibtex", "to_csl_json", "site_json")
 
@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         for r in rows:
             print(f"  {r['label']:<42} {r['wall']:8.2f} {r['cpu']:8.2f}")
     print(f"\ntotal build(): {wall:.2f} s wall, {cpu:.2f} s CPU in this process, "
-          f"{children.ru_utime + children.ru_stime:.2f} s CPU in child processes (workers, Pagefind)")
+          f"{children.ru_utime + children.ru_stime:.2f} s CPU in child processes (render workers)")
     print(f"BuildResult: {res.files} files, {res.bytes / 1e6:.1f} MB (the search index is built among the "
           "render tasks; bench/run.py times it alone)")
     print(f"peak RSS: this process {peak:.0f} MB, largest child {children.ru_maxrss / 1024:.0f} MB")

@@ -50,7 +50,7 @@ class BuildResult:
     seconds: float
     stages: tuple[tuple[str, float], ...] = ()   # (stage, seconds) in order, for --verbose and the benchmark
     unchanged: bool = False                      # nothing changed: the previous build was kept as it was
-    rendered: int = 0                            # jobs run (files made, search shards indexed)
+    rendered: int = 0                            # jobs run (files made, the search index)
     reused: int = 0                              # jobs whose last output was kept (inputs unchanged)
 
 
@@ -188,20 +188,19 @@ def _assemble(config: SiteConfig, authors: Authors) -> SiteModel:
 def plan_site(config: SiteConfig, site: SiteModel, options: dict[str, object], search: bool,
               digester: jobs.Digester | None = None, env: jinja2.Environment | None = None,
               pages: bool = True) -> list[jobs.Job]:
-    """Every output of the site as a job: pages, feeds, exports, and the search shards. The preview
+    """Every output of the site as a job: pages, feeds, exports, and the search index. The preview
     passes its digester and Jinja environment (templates compiled once) from one plan to the next,
     and plans the search index apart (``pages=False``), once the pages are in place."""
     from generator.parallel import check_unique
     from generator.render import plan_tasks
-    from generator.search import plan_shards, shard_tasks
+    from generator.search import search_tasks
     from generator.taxonomy import load_taxonomy
     from generator.themes import make_environment
 
     tasks = [*plan_tasks(env or make_environment(config.root, config.theme), site, load_taxonomy(),
                          root=config.root)] if pages else []
     if search:
-        shards = plan_shards([a.slug for a in config.authors], [p.name for p in config.pages])
-        tasks += shard_tasks(site, shards)
+        tasks += search_tasks(site)
     check_unique(tasks)
     return jobs.plan_jobs(tasks, site, jobs.common_digest(config.root, site, options), digester)
 

@@ -86,7 +86,7 @@ def cli(ctx: click.Context, root: Path, quiet: bool, verbose: bool) -> None:
               help="Write here instead of site.yaml's output_dir.")
 @click.option("--strict", is_flag=True,
               help="Exit 1 on warnings (a missing or incomplete cache, lint findings), as 'check --strict' does.")
-@click.option("--no-search", is_flag=True, help="Skip the search index (Pagefind); the search page then finds nothing.")
+@click.option("--no-search", is_flag=True, help="Skip the search index; the search page then finds nothing.")
 @click.pass_context
 @_handle_errors
 def build(ctx: click.Context, base_url: str | None, output: Path | None, strict: bool, no_search: bool) -> None:

@@ -25,8 +25,7 @@ from generator.paths import PACKAGE, builtin_theme_dir
 FORMAT = 4   # 4: the inputs digest is made of each file's own digest
 _SKIP_DIRS = ("__pycache__",)
 # The libraries whose versions can change the bytes of an output.
-_LIBRARIES = ("authorsite", "jinja2", "markupsafe", "markdown", "nh3", "latex2mathml", "pyyaml", "pagefind",
-              "pagefind-bin")
+_LIBRARIES = ("authorsite", "jinja2", "markupsafe", "markdown", "nh3", "latex2mathml", "pyyaml")
 
 
 def files_under(top: Path) -> list[str]:

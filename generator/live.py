@@ -12,10 +12,10 @@ records as they were (a name, an affiliation, a bio), the site-wide parts of the
 
 Pages are written in place, each through ``os.replace`` (a request sees the old file or the
 new one; the preview folder is private to the server), and the page reload is announced
-before the search index is planned and its shards indexed again: the search catches up a
-moment later (serve plans it once the reloaded page has been served, ``plan_later``). A job
-whose reads are the very objects of its last plan keeps its digest (``jobs.Digester.reads``),
-so planning after an edit costs the jobs the edit touched, not every page's context. An edit
+before the search index is planned and written again: the search catches up a moment later
+(serve plans it once the reloaded page has been served, ``plan_later``). A job whose reads
+are the very objects of its last plan keeps its digest (``jobs.Digester.reads``), so
+planning after an edit costs the jobs the edit touched, not every page's context. An edit
 elsewhere than the author and cache files (site.yaml, a page) loads the whole configuration
 again; one outside content/ (theme, templates, static files, site.yaml), or one the watcher
 could not name, also writes a new folder through ``output.write_site`` (static files copied
@@ -81,7 +81,7 @@ class LiveSite:
         self._digester: jobs.Digester | None = None
         self._env: jinja2.Environment | None = None    # templates compiled once, until they change
         self._stale: set[str] | None = None          # changed since the last good update (None: anything)
-        self.pending: dict[str, jobs.Job] = {}       # search shards to index again: path -> job
+        self.pending: dict[str, jobs.Job] = {}       # the search index to write again: path -> job
         self._later = False                          # this update leaves the search plan to plan_later
         self._due: tuple[SiteConfig, SiteModel, list[jobs.Job]] | None = None   # (config, site, pages planned)
         self._lock = threading.Lock()                 # update and index_pending take turns on the folder
@@ -90,7 +90,7 @@ class LiveSite:
                later: bool = False) -> Update:
         """Bring the preview's pages up to date. ``changed``: the paths (relative to the root)
         changed since the last call, None when anything may have. ``pages_ready`` is called once,
-        when the pages are in place. Search shards to index again are left in ``pending``
+        when the pages are in place. The search index to write again is left in ``pending``
         (``index_pending``), except when a new folder is written. ``later``: the search index
         is planned by ``index_pending`` too (serve: after the reloaded page is served)."""
         with self._lock:
@@ -248,7 +248,7 @@ class LiveSite:
         return len(run)
 
     def _settle(self, planned: list[jobs.Job]) -> None:
-        """Remove the outputs no longer planned; leave the changed search shards in ``pending``
+        """Remove the outputs no longer planned; leave the changed search index in ``pending``
         (any left from before are changed still)."""
         self.pending = {j.rel_path: j for j in planned if j.folder and self.outputs.get(j.rel_path) != j.digest}
         try:
@@ -259,9 +259,9 @@ class LiveSite:
             raise SiteError(f"cannot write the preview: {exc.strerror or exc}", path=exc.filename) from exc
 
     def index_pending(self) -> int:
-        """Index the pending search shards, one at a time, outside the lock (Pagefind takes
-        seconds on a large site; an edit meanwhile is not kept waiting). A shard an update has
-        planned anew meanwhile is dropped: that update left its own. Returns the shards indexed."""
+        """Write the pending search index (folder jobs), one at a time, outside the lock (it takes
+        seconds on a large site; an edit meanwhile is not kept waiting). A job an update has
+        planned anew meanwhile is dropped: that update left its own. Returns the jobs done."""
         from generator.output import normalize_tree
         from generator.parallel import run_tasks
 
@@ -283,7 +283,7 @@ class LiveSite:
                         del self.pending[rel]
                         done += 1
             except (SiteError, OSError) as exc:
-                log.error("search shard %s not indexed: %s", rel, exc)
+                log.error("search index %s not written: %s", rel, exc)
                 with self._lock:
                     if self.pending.get(rel) is job:
                         del self.pending[rel]     # the next update plans it again

@@ -154,10 +154,10 @@ def safe_rel(rel_path: str) -> str:
 
 
 def normalize_tree(root: Path) -> None:
-    """Give every folder 0755 and every file 0644 whatever the umask (and whatever a tool such as
-    Pagefind created), remove the folders left empty (a staging folder seeded from the spare
-    holds the previous build's folders), and refuse anything that is not a plain file or folder
-    (GitHub Pages rejects symlinks and unreadable files)."""
+    """Give every folder 0755 and every file 0644 whatever the umask (and whatever a task
+    created), remove the folders left empty (a staging folder seeded from the spare holds the
+    previous build's folders), and refuse anything that is not a plain file or folder (GitHub
+    Pages rejects symlinks and unreadable files)."""
     os.chmod(root, 0o755)
     removed: set[str] = set()
     for dirpath, dirnames, filenames in os.walk(root, topdown=False):

@@ -118,7 +118,7 @@ def _die_with(parent: int) -> None:
 
 def _child(share: Sequence[Task | FolderTask], dest: Path, conn: Connection, parent: int) -> None:
     # The parent stops its workers with SIGTERM when it fails, and the kernel does when the
-    # parent dies: unwind, so that a running Pagefind is killed and its temporary folder
+    # parent dies: unwind, so that a tool a task runs is killed and its temporary folder
     # removed (subprocess.run and TemporaryDirectory clean up on the way out).
     signal.signal(signal.SIGTERM, _stop)
     _die_with(parent)

@@ -62,7 +62,7 @@ def plan_pages(site: SiteModel, taxonomy: Taxonomy) -> list[PagePlan]:
         plans += _venue_pages(site)
     newest = site.newest if site.newest is not None else assemble.newest(site.authors, site.feed_size)
     plans.append(_feed(routes.home(), site.title, "New records of the profiled authors.", newest[:site.feed_size]))
-    plans.append(PagePlan(routes.search(), "search.html", {"page_kind": "search"}))   # bundles: template_globals
+    plans.append(PagePlan(routes.search(), "search.html", {"page_kind": "search"}))
     plans += [PagePlan(routes.page(p.name), "page.html", {"page_kind": "page", "page": p}) for p in site.pages]
     plans.append(PagePlan(routes.not_found(), "404.html", {"page_kind": "404"}, in_sitemap=False))
     return plans

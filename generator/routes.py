@@ -4,7 +4,7 @@ Each page or file of a site has a ``Route``: its ``url`` relative to the site's 
 ('' for the home page, 'authors/jane/' for a folder page, 'feed.xml' for a file) and its
 ``path``, the file written under the output folder ('authors/jane/index.html'). One
 function per kind of output (``author``, ``subject``, ``author_feed`` ...) builds it, so a
-path is spelled once: planning (generator.render), exports, search shards and templates
+path is spelled once: planning (generator.render), exports, the search index and templates
 (the ``url_for`` global, see ``Urls``) all ask here. Like MkDocs' ``File.dest_uri`` and
 ``File.url``, and unlike string concatenation spread over modules, a new output layout
 (say, one page per record) is a change in this file alone.
@@ -93,9 +93,9 @@ def search() -> Route:
     return _folder("search/")
 
 
-def search_bundle(name: str) -> Route:
-    """The folder of one search shard's Pagefind bundle (a folder, not a page)."""
-    return Route(f"pagefind/{name}/", f"pagefind/{name}")
+def search_index() -> Route:
+    """The folder of the search index (a folder, not a page; generator.search_index lays it out)."""
+    return Route("search/index/", "search/index")
 
 
 def site_feed() -> Route:
@@ -151,7 +151,7 @@ KINDS: dict[str, Callable[..., Route]] = {
     "home": home, "author": author, "author_feed": author_feed, "author_bibtex": author_bibtex,
     "author_csl": author_csl, "author_photo": author_photo, "subjects": subjects, "subject": subject,
     "subject_feed": subject_feed, "venues": venues, "venue": venue, "page": page, "search": search,
-    "search_bundle": search_bundle, "site_feed": site_feed,
+    "search_index": search_index, "site_feed": site_feed,
     "authors_index": authors_index, "sitemap": sitemap, "robots": robots, "not_found": not_found,
     "static": static,
 }

@@ -4,7 +4,7 @@ The preview is built into a temporary folder with base_url set to the server's o
 address (so links work locally whatever site.yaml says; output/ is never touched).
 The site stays in memory between edits (generator.live): an edit re-reads only the
 changed files and re-renders only the pages it touches; the page reloads as soon as
-they are written, and the search shards are indexed again just after.
+they are written, and the search index is written again just after.
 A watcher (serve_watch.py) rebuilds on changes to site.yaml, content/, themes/,
 templates/ and static/, debounced, including those folders made after start, and
 never on what the build or the tools write. Every open page runs a small script, injected
@@ -51,8 +51,6 @@ _TYPES = {
     ".xml": "application/xml; charset=utf-8", ".json": "application/json", ".svg": "image/svg+xml",
     ".txt": "text/plain; charset=utf-8", ".png": "image/png", ".jpg": "image/jpeg", ".ico": "image/x-icon",
     ".bib": "text/plain; charset=utf-8", ".woff2": "font/woff2", ".wasm": "application/wasm",
-    ".pf_meta": "application/octet-stream", ".pagefind": "application/octet-stream",
-    ".pf_fragment": "application/octet-stream", ".pf_index": "application/octet-stream",
 }
 _SCRIPT = """<script>
 (function () {
@@ -277,7 +275,7 @@ class PreviewHandler(BaseHTTPRequestHandler):
 
 def _rebuild(live: LiveSite, state: PreviewState, changed: list[str] | None, index: threading.Event) -> None:
     """Update the preview with what changed (None: anything may have). The open pages reload as
-    soon as the pages are written; ``index`` wakes the thread that indexes the search shards."""
+    soon as the pages are written; ``index`` wakes the thread that writes the search index."""
     published: list[float] = []
     start = time.perf_counter()
 
@@ -311,8 +309,8 @@ def _watch(live: LiveSite, state: PreviewState, index: threading.Event, stop: th
 
 
 def _index(live: LiveSite, state: PreviewState, index: threading.Event, stop: threading.Event) -> None:
-    """Plan and index the search shards the last edits left pending, in the background, once the
-    reloaded pages are served: the page has reloaded already, and the next edit does not wait for Pagefind."""
+    """Plan and write the search index the last edits left pending, in the background, once the
+    reloaded pages are served: the page has reloaded already, and the next edit does not wait for it."""
     while not stop.is_set():
         if index.wait(0.5):
             index.clear()
@@ -320,8 +318,7 @@ def _index(live: LiveSite, state: PreviewState, index: threading.Event, stop: th
             start = time.perf_counter()
             done = live.index_pending()
             if done:
-                log.info("search index caught up in %.2f s (%d shard%s)", time.perf_counter() - start, done,
-                         "" if done == 1 else "s")
+                log.info("search index caught up in %.2f s", time.perf_counter() - start)
 
 
 def _bind(host: str, port: int, state: PreviewState, loopback: bool) -> PreviewServer:

@@ -29,7 +29,7 @@ class Task:
 
 @dataclass(frozen=True, slots=True)
 class FolderTask:
-    """A folder filled by a tool (a search shard's Pagefind bundle): ``fill`` gets the staging
+    """A folder of files made together (the search index, generator.search): ``fill`` gets the staging
     folder, creates ``rel_path`` in it, and returns the bytes it wrote. Scratch files go
     under the staging folder too, so whatever an interrupted build leaves is removed with it."""
 

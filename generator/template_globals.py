@@ -22,7 +22,6 @@ from generator.latex import tex_to_html, tex_to_text
 from generator.model import Author, Record, SiteModel
 from generator.partials import Partial
 from generator.routes import Urls
-from generator.search import bundle_urls
 from generator.taxonomy import Taxonomy
 
 
@@ -186,5 +185,4 @@ def template_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonom
                                            shown=(site.authors_shown, site.people)),
         "authors_by_slug": site.author_by_slug, "tex": tex_to_html, "tex_text": tex_to_text,
         "entry_updated": entry_updated, "nav_pages": [p for p in site.pages if p.in_nav], "by_year": by_year,
-        "search_bundles": bundle_urls(site),   # the header's search as you type (static/search.js)
     }

@@ -111,9 +111,7 @@ class _PagesHandler(http.server.SimpleHTTPRequestHandler):
         **http.server.SimpleHTTPRequestHandler.extensions_map,
         ".wasm": "application/wasm", ".js": "text/javascript", ".mjs": "text/javascript",
         ".css": "text/css", ".svg": "image/svg+xml", ".xml": "application/xml",
-        ".json": "application/json", ".pagefind": "application/octet-stream",
-        ".pf_meta": "application/octet-stream", ".pf_index": "application/octet-stream",
-        ".pf_fragment": "application/octet-stream", ".pf_filter": "application/octet-stream",
+        ".json": "application/json",   # Pagefind's own files (the bench's peer) are octet streams by default
     }
 
     def translate_path(self, path: str) -> str:

@@ -87,7 +87,7 @@ def test_no_long_function_or_module_in_generator() -> None:
 # --- 2. output path literals -----------------------------------------------------------------
 
 ROUTES = GENERATOR / "routes.py"
-OUTPUT_DIRS = ("authors/", "subjects/", "pages/", "search/", "pagefind/")
+OUTPUT_DIRS = ("authors/", "subjects/", "pages/", "search/")
 OUTPUT_FILES = ("feed.xml", "publications.bib", "publications.json", "data.json", "sitemap.xml",
                 "robots.txt", "404.html")
 # Template *names* are not output paths: "404.html" and "sitemap.xml" are also the names of
@@ -104,7 +104,7 @@ def is_output_path(text: str) -> bool:
     """A string that spells where an output file goes (or its URL below the site root).
 
     It starts with an output folder (``authors/``, ``subjects/``, ``pages/``, ``search/``,
-    ``pagefind/``), or it is an output file name or ends in one after a ``/`` (``feed.xml``,
+    the search index's ``search/index/`` too), or it is an output file name or ends in one after a ``/`` (``feed.xml``,
     ``authors/x/publications.bib``; not ``atom-feed.xml``). One leading ``/`` is ignored (the
     URL form of the same fact). Input paths (``content/authors``, ``content/pages/``) start
     with ``content/`` and are not output paths; a bare word (``authors``) is not one either.
@@ -186,7 +186,7 @@ def template_path_literals(path: Path) -> list[Offence]:
 
 
 def test_is_output_path_is_precise() -> None:
-    for text in ("authors/", "authors/jane/", "/subjects/cs.LG/", "pagefind/0", "search/",
+    for text in ("authors/", "authors/jane/", "/subjects/cs.LG/", "search/index/", "search/",
                  "feed.xml", "authors/x/publications.bib", "data.json", "/robots.txt", "404.html"):
         assert is_output_path(text), text
     for text in ("content/authors", "content/pages/", "authors", "atom-feed.xml", "partials/record.html",

@@ -391,7 +391,7 @@ def _can_unshare_network() -> bool:
 
 @pytest.mark.skipif(not _can_unshare_network(), reason="needs unprivileged network namespaces (unshare -rn)")
 def test_build_succeeds_in_a_namespace_with_no_network(tmp_path: Path) -> None:
-    """Stronger than the socket guard: covers child processes too (the Pagefind indexer)."""
+    """Stronger than the socket guard: covers child processes too (the render processes, which write the search index too)."""
     root = copy_demo(tmp_path / "site")
     res = subprocess.run(["unshare", "-rn", *cli_command(), "-C", str(root), "build"], capture_output=True,
                          text=True, timeout=120)
@@ -763,7 +763,7 @@ def test_unsafe_base_url_option_is_refused(tmp_path: Path) -> None:
 
 
 def test_hostile_language_tag_is_refused(tmp_path: Path) -> None:
-    """`language` goes into <html lang> and Pagefind's --force-language: only a language tag passes."""
+    """`language` goes into <html lang>: only a language tag passes."""
     root = make_project(tmp_path, {"site.yaml": "title: T\nbase_url: /\nlanguage: 'en\" onmouseover=\"x'\n"})
     res = run_cli("-C", root, "build")
     assert res.returncode == 1 and "Traceback" not in res.stderr

@@ -19,12 +19,13 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from generator import jobs
+from generator import jobs, routes
 from generator.build import build
 from generator.cache import CacheEntry, cache_file, read_entry, write_entry
 from generator.config import load_site
 from generator.model import Person, Record, SiteModel
 REPO = Path(__file__).resolve().parent.parent
+SEARCH = routes.search_index().path   # the search index: one job, one folder
 SUBJECTS = ["cs.CL", "cs.LG", "cs.CV", "cs.DB", "cs.DC", "stat.ML", "math.OC", "eess.SP"]
 
 
@@ -89,12 +90,12 @@ def inodes(out: Path) -> dict[str, int]:
 
 
 def remade(before: dict[str, int], out: Path) -> set[str]:
-    """The outputs the last build made anew (a search shard counts once; static files, copied
-    on every build, are left out)."""
+    """The outputs the last build made anew (the search index's folder counts once; static files,
+    copied on every build, are left out)."""
     made = set()
     for rel, ino in inodes(out).items():
         if not rel.startswith("static/") and before.get(rel) != ino:
-            made.add("/".join(rel.split("/")[:2]) if rel.startswith("pagefind/") else rel)
+            made.add(SEARCH if rel.startswith(SEARCH + "/") else rel)
     return made
 
 
@@ -107,14 +108,6 @@ def clone(src: Path, dest: Path) -> Path:
     shutil.copytree(src / "output", dest / "output")
     shutil.copytree(src / ".authorsite", dest / ".authorsite")
     return dest
-
-
-def shard_of(root: Path, slug: str) -> str:
-    from generator.search import plan_shards
-
-    config = load_site(root)
-    shards = plan_shards([a.slug for a in config.authors], [p.name for p in config.pages])
-    return next(s.subdir for s in shards if slug in s.authors)
 
 
 def test_incremental_equals_clean_on_the_demo(tmp_path: Path) -> None:
@@ -163,8 +156,8 @@ def test_a_fresh_clone_with_the_last_output_reuses_all_but_the_jobs_an_edit_touc
     slug = load_site(root).authors[3].slug
     assert remade(before, root / "output") == {
         f"authors/{slug}/index.html", f"authors/{slug}/publications.bib", f"authors/{slug}/publications.json",
-        "index.html", shard_of(root, slug)}   # data.json lists names and counts, not affiliations
-    assert res.rendered == 5
+        "index.html"}   # data.json lists names and counts, not affiliations; the search index no affiliation
+    assert res.rendered == 4
     assert_same_as_clean(root, tmp_path, "clone")
 
     # a typed-in record added: its subject's pages, feeds, the indexes and the site-wide files too
@@ -176,7 +169,7 @@ def test_a_fresh_clone_with_the_last_output_reuses_all_but_the_jobs_an_edit_touc
     pages = {p.relative_to(root / "output").as_posix() for p in (root / "output/subjects/cs.CL").rglob("*.html")}
     assert got == {f"authors/{slug}/index.html", f"authors/{slug}/feed.xml", f"authors/{slug}/publications.bib",
                    f"authors/{slug}/publications.json", *pages, "subjects/cs.CL/feed.xml", "subjects/index.html",
-                   "index.html", "feed.xml", "data.json", shard_of(root, slug)}
+                   "index.html", "feed.xml", "data.json", SEARCH}
     assert res.rendered == len(got)
     assert_same_as_clean(root, tmp_path, "clone-record")
 
@@ -204,7 +197,7 @@ def test_parallel_and_incremental_equal_clean_on_a_synthetic_site(tmp_path: Path
     subjects = {f"subjects/{code}/" for code in record.subjects}
     must = {f"authors/{a.slug}/index.html", f"authors/{a.slug}/feed.xml", f"authors/{a.slug}/publications.bib",
             f"authors/{a.slug}/publications.json", "index.html", "subjects/index.html",
-            shard_of(root, a.slug)}   # not data.json: it lists names and counts, not titles
+            SEARCH}   # not data.json: it lists names and counts, not titles
     assert must <= got
     assert all(p in must or p == "feed.xml" or p.startswith(tuple(subjects)) for p in got), got
     assert any(p.startswith(tuple(subjects)) for p in got)
@@ -291,7 +284,7 @@ def test_a_restored_clone_with_ten_records_changed_renders_only_what_they_touch(
     assert "read cache (5 authors assembled)" in dict(res.stages), \
         "the other authors come from .authorsite/ as restored (keyed by content, not dates)"
     allowed = ({"index.html", "feed.xml", "subjects/index.html", "data.json"}
-               | {shard_of(root, slug) for slug in touched})
+               | {SEARCH})
     outside = {p for p in got if p not in allowed and not p.startswith(
         tuple(f"authors/{s}/" for s in touched) + tuple(f"subjects/{c}/" for c in subjects))}
     assert outside == set(), "a job that none of the changed records touches was run"

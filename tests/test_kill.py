@@ -141,30 +141,3 @@ def _state(pid: int) -> str:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
         return "Z"
-
-
-PAGEFIND = """
-import sys
-from pathlib import Path
-from generator import search
-from generator.assemble import assemble
-from generator.store import read_all
-from generator.config import load_site
-from generator.taxonomy import load_taxonomy
-
-search.pagefind_binary = lambda: Path(sys.argv[2])
-config = load_site(Path(sys.argv[3]))
-site = assemble(config, read_all(config), load_taxonomy())
-staging = Path(sys.argv[1])
-staging.mkdir()
-search.build_index(staging, site, search.plan_shards([a.slug for a in site.authors], []), workers=1)
-"""
-
-
-def test_pagefind_does_not_outlive_a_build_killed_alone(tmp_path: Path) -> None:
-    pid_file = tmp_path / "pagefind.pid"
-    fake = tmp_path / "pagefind"
-    fake.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 60\n")
-    fake.chmod(0o755)
-    _kill_alone_then_expect_gone([sys.executable, "-c", PAGEFIND, str(tmp_path / "staging"), str(fake), str(REPO)],
-                                 pid_file, "Pagefind")

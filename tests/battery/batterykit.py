@@ -34,7 +34,7 @@ BIN = Path(sys.executable).parent
 AUTHORSITE = str(BIN / "authorsite")
 
 MB = 1024 * 1024
-AS_LIMIT = 2048 * MB          # address space: Python + Pagefind fit easily; a bomb does not
+AS_LIMIT = 2048 * MB          # address space: Python and its render processes fit easily; a bomb does not
 E5_SECONDS = 30.0             # the battery's bound per hostile run
 E5_RSS_MB = 500.0
 
@@ -280,8 +280,7 @@ def parse_page(source: str) -> _Doc:
     return d
 
 
-OUR_SCRIPTS = ("static/filter.js", "static/records.js", "static/search.js", "static/theme.js", "static/theme-init.js",
-               "pagefind/0/pagefind-ui.js", "pagefind/0/pagefind.js")
+OUR_SCRIPTS = ("static/filter.js", "static/records.js", "static/search.js", "static/theme.js", "static/theme-init.js")
 
 
 def page_problems(source: str, base_path: str, allowed_prefixes: tuple[str, ...]) -> list[str]:

@@ -33,6 +33,7 @@ from batterykit import (
 from fakearxiv import Corpus
 from helpers import holding_lock
 
+from generator import routes
 from generator.errors import SiteError
 from generator.output import EXIT_LOCKED, EXIT_OUTPUT
 
@@ -288,7 +289,7 @@ def test_d8_files_0644_and_folders_0755_whatever_the_umask(good_site: Path, umas
     wrong = [(p.relative_to(out).as_posix(), oct(p.lstat().st_mode & 0o777)) for p in out.rglob("*")
              if (p.lstat().st_mode & 0o777) != (0o755 if p.is_dir() else 0o644)]
     assert not wrong, wrong[:10]
-    assert (out / "pagefind").is_dir()
+    assert (out / routes.search_index().path / "meta.json").is_file()
 
 
 # ============================================================================ D9 planted symlinks

@@ -3,7 +3,7 @@ at scale (battery D3 and D4).
 
 * D3, build: a 100-author synthetic site (author files plus cache files written with
   ``generator.cache.write_entry``) is built as a subprocess and SIGKILLed (with its whole
-  process group: render processes and the Pagefind indexer too) at 20 seeded points
+  process group: the render processes too, one of which writes the search index) at 20 seeded points
   spread over a build's life. The inputs alternate between two versions, so after every
   kill output/ must be byte-identical (paths, bytes, modes) to the previous complete
   build or to the new complete build; the next run clears what the killed one left.

@@ -2,8 +2,8 @@
 hostile build.
 
 Both are built for a project site (``https://user.github.io/repo/``): every page must
-parse, carry no event handler and no script but our own (JSON-LD, filter.js, search.js,
-Pagefind), and link only to a relative or ``/repo/``-absolute address, arxiv.org,
+parse, carry no event handler and no script but our own (JSON-LD, filter.js, search.js
+and the rest of the theme's scripts), and link only to a relative or ``/repo/``-absolute address, arxiv.org,
 doi.org or a URL an author file gave (validated there). 404.html, served at any depth,
 uses base-prefixed absolute URLs only. No symlinks or hard links, modes 0644/0755,
 total size well under GitHub's 1 GB.

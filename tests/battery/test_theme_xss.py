@@ -7,7 +7,7 @@ is built with its search index and served over HTTP on 127.0.0.1. Each page is o
 with listeners on ``dialog`` (alert/confirm/prompt), ``console`` and ``pageerror``;
 none may fire. The DOM must hold no event-handler attribute and no script but ours, and
 the payloads must be visible as text. The search page runs a query that matches the
-payloads (Pagefind renders the results client-side), the author page's subject filter
+payloads (static/search.js draws the results from the index's JSON), the author page's subject filter
 is used, and a payload is typed into the header search box.
 """
 
@@ -23,6 +23,8 @@ import pytest
 from batterykit import XSS, make_hostile_site
 from browser_util import chromium_browser
 
+from generator import routes
+
 PAGES = ["authors/eve/", "authors/mallory/", "", "subjects/cs.CR/", "subjects/", "pages/evil/", "404.html",
          "search/?q=alert"]
 
@@ -32,15 +34,13 @@ DOM_AUDIT = """() => {
     for (const a of el.attributes) { if (a.name.startsWith('on')) handlers.push(el.tagName + ' ' + a.name); }
   }
   const scripts = [...document.scripts].map(s => s.src ? new URL(s.src).pathname : 'inline:' + (s.type || 'js'));
-  // Pagefind's own search form has action="javascript:void(0);" (its UI, not our data)
   const links = [...document.querySelectorAll('[href],[src],[action],[formaction]')]
-    .filter(e => !(e.matches('form.pagefind-ui__form') && e.getAttribute('action') === 'javascript:void(0);'))
     .map(e => e.getAttribute('href') || e.getAttribute('src') || e.getAttribute('action') || e.getAttribute('formaction'))
     .filter(u => /^\\s*(javascript|data|vbscript):/i.test(u));
   return {handlers, scripts, links, xss: window.__xss === undefined ? null : String(window.__xss)};
 }"""
 
-OUR_SCRIPTS = {"/static/filter.js", "/static/records.js", "/static/search.js", "/static/theme.js", "/static/theme-init.js", "/pagefind/0/pagefind-ui.js", "inline:application/ld+json"}
+OUR_SCRIPTS = {"/static/filter.js", "/static/records.js", "/static/search.js", "/static/theme.js", "/static/theme-init.js", "inline:application/ld+json"}
 
 
 class _Quiet(SimpleHTTPRequestHandler):
@@ -55,7 +55,7 @@ def hostile_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     base = tmp_path_factory.mktemp("xss-browser")
     root = make_hostile_site(base / "site", "/")
     out = build(root).out_dir
-    assert (out / "pagefind").is_dir()
+    assert (out / routes.search_index().path / "meta.json").is_file()
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(out)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

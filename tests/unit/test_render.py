@@ -180,7 +180,7 @@ def test_feeds_hold_the_newest_feed_size_records(tmp_path: Path) -> None:
     assert set(ids(routes.site_feed())) <= {r.abs_url for r in newest}
 
 
-OUTPUT_LITERALS = re.compile(r"^(authors|subjects|pages|search|pagefind)/|(^|/)(feed\.xml|publications\.(bib|json)"
+OUTPUT_LITERALS = re.compile(r"^(authors|subjects|pages|search)/|(^|/)(feed\.xml|publications\.(bib|json)"
                              r"|data\.json|sitemap\.xml)$")
 TEMPLATES = REPO / "themes/default/templates"
 THEME_FILES = {p.relative_to(TEMPLATES).as_posix() for p in TEMPLATES.rglob("*") if p.is_file()}
@@ -202,7 +202,7 @@ def test_no_output_path_outside_routes() -> None:
     for path in sorted((REPO / "generator").rglob("*.py")):
         if path.name != "routes.py":
             found += [f"{path.name}:{n}: {v!r}" for n, v in _python_strings(path) if OUTPUT_LITERALS.search(v)]
-    quoted = re.compile(r"""['"]((authors|subjects|pages|search|pagefind)/[^'"]*|[^'"]*(feed\.xml|publications\."""
+    quoted = re.compile(r"""['"]((authors|subjects|pages|search)/[^'"]*|[^'"]*(feed\.xml|publications\."""
                         r"""(bib|json)|data\.json|sitemap\.xml))['"]""")
     for path in sorted(TEMPLATES.rglob("*")):
         if path.is_file():

@@ -1,30 +1,114 @@
-/* Search as you type, with Pagefind's JS API (no Pagefind UI, no Pagefind CSS): the header's
-   box shows the first matching papers in a panel under it, the search page (a form with
-   data-page) lists them all, ten at a time. One result is one paper (generator/search.py
-   indexes one document per paper), so the count is of papers.
+/* Search as you type, over our own static index (generator/search.py and search_index.py
+   write it; nothing but JSON is fetched): the header's box shows the first matching papers in
+   a panel under it, the search page (a form with data-page) lists them all, ten at a time.
+   One result is one paper (one document per paper), so the count is of papers.
    Keyboard: "/" focuses the header box; ArrowDown/ArrowUp move between the box and the
    results (real focus on real links); Enter opens the focused result, or, in the box, submits
    the form to the search page; Esc closes the panel. Without JavaScript the forms are plain
-   GET forms to the search page. The index comes in bundles (generator/search.py): the first
-   is loaded, the others are merged into it (mergeIndex). Nothing is fetched until a box is
-   focused. */
+   GET forms to the search page. Nothing is fetched until a box is focused: then meta.json;
+   a query fetches the term shard of each word and the document chunks of the results shown. */
 (function () {
   "use strict";
-  var pagefind = null;   // one promise of the loaded, merged index, shared by every form
+  var engine = null;   // one promise of the loaded index, shared by every form
 
-  function load(form) {
-    if (!pagefind) {
-      var bundles = (form.getAttribute("data-bundles") || "").split(" ").filter(Boolean);
-      if (!bundles.length) { return Promise.reject(new Error("no search bundles")); }
-      var primary = new URL(bundles[0], document.baseURI).href;
-      pagefind = import(primary + "pagefind.js").then(function (pf) {
-        // the merged bundles load their entries while the primary loads its WebAssembly
-        return Promise.all([pf.init()].concat(bundles.slice(1).map(function (b) {
-          return pf.mergeIndex(new URL(b, document.baseURI).href);
-        }))).then(function () { return pf; });
+  // The tokenizer of generator/search_index.py, character for character (tests/test_search.py
+  // compares the two): NFKD, lowercase, NFKD, no combining marks, final sigma as sigma and sharp s as ss, then
+  // the runs of letters and digits.
+  function tokens(text) {
+    var t = text.normalize("NFKD").toLowerCase().normalize("NFKD");
+    t = t.replace(/\p{M}+/gu, "").replace(/\u03c2/g, "\u03c3").replace(/\u00df/g, "ss");
+    return t.match(/[\p{L}\p{N}]+/gu) || [];
+  }
+
+  function fetchJSON(url) {
+    return fetch(url).then(function (r) {
+      if (!r.ok) { throw new Error(r.status + " " + url); }
+      return r.json();
+    });
+  }
+
+  function Index(base, meta) {
+    var firsts = meta.shards, cache = new Map();
+    function once(url) {
+      if (!cache.has(url)) {
+        var p = fetchJSON(url);
+        p.catch(function () { cache.delete(url); });
+        cache.set(url, p);
+      }
+      return cache.get(url);
+    }
+    // The shards holding the terms ``word`` begins: the one where it sorts, and the next ones
+    // whose first term it begins; more than meta.words of them, and the word matches itself only.
+    function where(word) {
+      var lo = 0, hi = firsts.length;
+      while (lo < hi) {
+        var mid = (lo + hi) >> 1;
+        if (firsts[mid] <= word) { lo = mid + 1; } else { hi = mid; }
+      }
+      var from = Math.max(0, lo - 1), to = from;
+      while (to + 1 < firsts.length && firsts[to + 1].lastIndexOf(word, 0) === 0) { to += 1; }
+      return to - from < meta.words ? {from: from, to: to, exact: false} : {from: from, to: from, exact: true};
+    }
+    // doc id -> score of one word: exact matches above prefix matches, the title above the rest.
+    function match(word) {
+      if (!firsts.length) { return Promise.resolve(new Map()); }
+      var w = where(word), urls = [];
+      for (var n = w.from; n <= w.to; n++) { urls.push(base + "t/" + meta.t[n] + ".json"); }
+      return Promise.all(urls.map(once)).then(function (shards) {
+        var scores = new Map();
+        shards.forEach(function (shard) {
+          Object.keys(shard).forEach(function (term) {
+            var exact = term === word;
+            if (!exact && (w.exact || term.lastIndexOf(word, 0) !== 0)) { return; }
+            [exact ? 4 : 3, exact ? 2 : 1].forEach(function (score, field) {
+              var id = 0;
+              shard[term][field].forEach(function (d, i) {
+                id = i ? id + d : d;
+                if ((scores.get(id) || 0) < score) { scores.set(id, score); }
+              });
+            });
+          });
+        });
+        return scores;
       });
     }
-    return pagefind;
+    function doc(id) {
+      return once(base + "d/" + meta.d[Math.floor(id / meta.chunk)] + ".json").then(function (chunk) {
+        var d = chunk[id % meta.chunk];
+        return {url: d[0], meta: {title: d[1], authors: d[2], year: d[3], subjects: d[4], by: d[5]}};
+      });
+    }
+    this.search = function (q) {
+      var words = Array.from(new Set(tokens(q)));
+      if (!words.length) { return Promise.resolve({results: []}); }
+      return Promise.all(words.map(match)).then(function (maps) {
+        maps.sort(function (a, b) { return a.size - b.size; });
+        var hits = [];
+        maps[0].forEach(function (score, id) {
+          for (var i = 1; i < maps.length; i++) {
+            var s = maps[i].get(id);
+            if (s === undefined) { return; }
+            score += s;
+          }
+          hits.push([score, id]);
+        });
+        hits.sort(function (a, b) { return b[0] - a[0] || a[1] - b[1]; });
+        return {results: hits.map(function (h) { return {data: function () { return doc(h[1]); }}; })};
+      });
+    };
+  }
+
+  function load(form) {
+    if (!engine) {
+      var attr = form.getAttribute("data-index");
+      if (!attr) { return Promise.reject(new Error("no search index")); }
+      var base = new URL(attr, document.baseURI).href;
+      engine = fetchJSON(base + "meta.json").then(function (meta) {
+        if (meta.version !== 2) { throw new Error("search index format " + meta.version); }
+        return new Index(base, meta);
+      });
+    }
+    return engine;
   }
 
   function el(tag, cls, text) {
@@ -103,9 +187,8 @@
       });
     }
 
-    // Our own debounce, not Pagefind's debouncedSearch: that one preloads the index chunks of
-    // every prefix typed ("s", "st" ...), and a one-letter prefix spans many chunks, which
-    // doubled the requests of a query. A query of one character is not run at all.
+    // A debounce: a word typed fast is one query, not one per prefix ("s", "st" ...), each of
+    // which could fetch another term shard. A query of one character is not run at all.
     var timer = 0;
     function run() {
       var q = input.value.trim();
@@ -146,7 +229,7 @@
     }
   }
 
-  document.querySelectorAll("form[data-bundles]").forEach(attach);
+  document.querySelectorAll("form[data-index]").forEach(attach);
 
   // "/" anywhere but in a text field focuses the header's search box.
   document.addEventListener("keydown", function (ev) {

@@ -1,0 +1,145 @@
+"""The search index's files: the tokenizer, the term shards and the document chunks.
+
+``generator.search`` decides what the documents are; this module writes them as the static
+files that ``themes/default/static/search.js`` reads. The layout, under the index folder
+(``routes.search_index``):
+
+* ``meta.json``: ``{"version", "docs", "chunk", "words", "shards", "t", "d"}``: the format
+  version, the number of documents, documents per chunk, ``MAX_SHARDS_PER_WORD``, the first term
+  of each term shard, in order, and the file names of the term shards and of the chunks.
+* File names carry the digest of their bytes (``t/N-<digest>.json``), so a browser that still
+  holds an older ``meta.json`` (GitHub Pages lets it keep one for 10 minutes) asks for files
+  that are gone (the query fails and the form still submits) rather than reading another
+  build's shards as if they were its own; an unchanged file keeps its name.
+* ``t/N-<digest>.json``: term shard N, ``{term: [title, other]}``: consecutive terms in sorted order (of
+  UTF-16 code units, JavaScript's string order), up to ``SHARD_BYTES`` a shard. ``title`` lists
+  the documents whose title has the term, ``other`` those whose other text (authors, ids, a
+  page's body) has it and whose title does not; each ascending and delta-encoded (the first
+  id, then differences).
+* ``d/N-<digest>.json``: documents ``N * chunk`` to ``N * chunk + chunk - 1``, each what a result row
+  shows: ``[url, title, authors, year, subjects, by]`` (text, never markup).
+
+A query word matches every term it begins (an exact match ranks above a prefix match, the
+title above the rest): the terms starting with it are consecutive, so they lie in the shard
+where the word would sort and the next ones whose first term starts with it. A word whose
+terms span more than ``MAX_SHARDS_PER_WORD`` shards ("a", "co" on a large site) matches only
+itself, so no word costs more than 3 requests. Why ranges rather than shards keyed by a term's
+first letters: at 1,000 x 100 a prefix key split until each shard is small puts "algorithm"
+alone in shard "algo" (its postings alone fill it), so "algo" would fetch every shard below
+"algo" or find nothing; a range holds whatever terms fit and needs no special case.
+
+Tokenizing is one rule, written here and in search.js alike (tests/test_search.py runs both
+over the same strings): NFKD, lowercase, NFKD again, drop combining marks (Unicode category
+M), final sigma as sigma and sharp s as ss, then the runs of letters and digits (categories L and N) are the
+words. "Schrödinger" is "schrodinger", "Straße" is "strasse", "self-supervised" is "self" and "supervised".
+All output is compact JSON in a fixed order: two builds give the same bytes.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import re
+import unicodedata
+from collections import defaultdict
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+FORMAT = 2             # meta.json's "version": search.js refuses any other (2: file names carry their digest)
+CHUNK = 128            # documents per chunk file: a result shown costs one chunk of ~30 KB at most
+SHARD_BYTES = 48_000   # a term shard holds consecutive terms up to this size (uncompressed; ~15 KB gzipped)
+MAX_SHARDS_PER_WORD = 3   # a query word whose terms span more shards matches itself only
+
+_FOLD = {"\u03c2": "\u03c3", "\u00df": "ss"}   # final sigma as sigma, sharp s as ss
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
+
+
+@functools.lru_cache(maxsize=65536)
+def _char(c: str) -> str:
+    cat = unicodedata.category(c)[0]
+    if cat == "M":
+        return ""
+    if cat in "LN":
+        return _FOLD.get(c, c)
+    return " "
+
+
+def tokens(text: str) -> list[str]:
+    """The words of ``text``, as the index and the search box both see them."""
+    if text.isascii():
+        return _ASCII_WORD.findall(text.lower())
+    t = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", text).lower())
+    return "".join([_char(c) for c in t]).split()
+
+
+def _deltas(ids: Sequence[int]) -> list[int]:
+    return [ids[0], *(b - a for a, b in zip(ids, ids[1:]))] if ids else []
+
+
+def _dumps(value: object) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def postings(docs: Iterable[tuple[str, str]]) -> dict[str, tuple[list[int], list[int]]]:
+    """term -> (ids of the documents whose title has it, ids of those whose other text has it
+    and title does not), ascending; ``docs`` are (title, other text) in id order."""
+    titles: defaultdict[str, list[int]] = defaultdict(list)
+    others: defaultdict[str, list[int]] = defaultdict(list)
+    for i, (title, other) in enumerate(docs):
+        in_title = set(tokens(title))
+        for t in in_title:
+            titles[t].append(i)
+        for t in set(tokens(other)).difference(in_title):
+            others[t].append(i)
+    none: list[int] = []
+    return {t: (titles.get(t, none), others.get(t, none)) for t in titles.keys() | others.keys()}
+
+
+def _order(term: str) -> bytes:
+    """Terms sort by UTF-16 code units: the order of JavaScript's ``<``, which search.js bisects with."""
+    return term.encode("utf-16-be")
+
+
+def shards(index: Mapping[str, tuple[list[int], list[int]]]) -> list[tuple[str, bytes]]:
+    """The term shards: (first term, JSON) of consecutive ranges of the sorted terms, each at
+    most ``SHARD_BYTES`` unless one term's postings alone are more."""
+    out: list[tuple[str, bytes]] = []
+    entries: list[bytes] = []
+    first, size = "", 0
+    for term in sorted(index, key=_order):
+        title, other = index[term]
+        entry = _dumps(term) + b":" + _dumps([_deltas(title), _deltas(other)])
+        if entries and size + len(entry) > SHARD_BYTES:
+            out.append((first, b"{" + b",".join(entries) + b"}"))
+            entries, size = [], 0
+        if not entries:
+            first = term
+        entries.append(entry)
+        size += len(entry) + 1
+    if entries:
+        out.append((first, b"{" + b",".join(entries) + b"}"))
+    return out
+
+
+def write_index(folder: Path, texts: Sequence[tuple[str, str]], rows: Sequence[Sequence[str]]) -> int:
+    """Write the index of the documents (``texts``: (title, other text) per document, in id order;
+    ``rows``: what each one's result row shows) into ``folder``; return the bytes written."""
+    assert len(texts) == len(rows)
+    terms = shards(postings(texts))
+    chunks = [_dumps([list(r) for r in rows[n:n + CHUNK]]) for n in range(0, len(rows), CHUNK)]
+    names = {"t": _write_all(folder / "t", [data for _, data in terms]), "d": _write_all(folder / "d", chunks)}
+    meta = {"version": FORMAT, "docs": len(rows), "chunk": CHUNK, "words": MAX_SHARDS_PER_WORD,
+            "shards": [first for first, _ in terms], **names}
+    meta_bytes = _dumps(meta)
+    (folder / "meta.json").write_bytes(meta_bytes)
+    return sum(map(len, (meta_bytes, *chunks, *(data for _, data in terms))))
+
+
+def _write_all(folder: Path, files: Sequence[bytes]) -> list[str]:
+    """Write each file as ``N-<digest>.json`` in ``folder``; return their names, without ``.json``."""
+    folder.mkdir(parents=True)
+    names = [f"{n}-{hashlib.sha256(data).hexdigest()[:12]}" for n, data in enumerate(files)]
+    for name, data in zip(names, files):
+        (folder / f"{name}.json").write_bytes(data)
+    return names
