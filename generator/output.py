@@ -133,7 +133,12 @@ def write_file(dest: Path, rel_path: str, data: bytes | Iterable[bytes]) -> int:
     the staging folder, which a failed build never swaps in.)"""
     target = dest / safe_rel(rel_path)
     target.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
-    with open(target, "wb") as fh:
+    try:
+        fh = open(target, "wb")   # noqa: SIM115 - closed below
+    except IsADirectoryError:
+        clear_spare(target)       # a folder of the spare where this build has a file
+        fh = open(target, "wb")   # noqa: SIM115
+    with fh:
         if isinstance(data, bytes):
             fh.write(data)
             size = len(data)
@@ -144,6 +149,14 @@ def write_file(dest: Path, rel_path: str, data: bytes | Iterable[bytes]) -> int:
                 size += len(piece)
     os.chmod(target, 0o644)
     return size
+
+
+def clear_spare(path: Path) -> None:
+    """Remove the folder the spare left at ``path`` in staging, where this build makes a file or
+    a folder task's own folder. Only folders without a file: anything else is this build's, and
+    what it writes next fails as it would have."""
+    if path.is_dir() and not path.is_symlink() and not any(files for _, _, files in os.walk(path)):
+        shutil.rmtree(path)
 
 
 def safe_rel(rel_path: str) -> str:
