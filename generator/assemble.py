@@ -48,7 +48,13 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
         record_authors={k: tuple(v) for k, v in record_authors.items()}, paginate=config.paginate,
         cname=config.cname, extra=config.extra, people=people,
         feed_size=config.feed_size, authors_shown=config.authors_shown, venues=config.venues, groups=_groups(config),
+        newest=newest(authors, config.feed_size),
     )
+
+
+def newest(authors: Iterable[Author], count: int) -> tuple[Record, ...]:
+    """The ``count`` newest records of all ``authors``, each once (the first author's, by key)."""
+    return tuple(sort_newest_first({r.key: r for a in authors for r in a.records}.values())[:count])
 
 
 def _groups(config: SiteConfig) -> tuple[str, ...]:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from generator import jobs
 from generator.errors import SiteError
+from generator.inputs import Inputs, read_inputs
 from generator.parsed import ParsedInputs
 from generator.paths import DEFAULT_OUTPUT_DIR
 from generator.yamlfile import read_yaml
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from generator.config import SiteConfig
     from generator.model import SiteModel
     from generator.parallel import Pool
-    from generator.store import Store
+    from generator.snapshot import Authors
 
 # The rest of the pipeline (Jinja, Markdown, LaTeX, the model) is imported by the steps,
 # after the 'nothing changed' check: a rebuild with nothing to do is mostly import time.
@@ -92,24 +93,26 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
     clock = _Clock()
     root = root.resolve()
     options = {"base_url": base_url, "search": search}
-    inputs = jobs.inputs_digest(root, options)   # before anything is read: see jobs.inputs_digest
+    inputs = read_inputs(root, options)   # before anything is read: see generator.inputs
     target = _target(root, out_dir)
     if target is not None and not strict:
-        done = _unchanged(root, target, inputs, clock)
+        done = _unchanged(root, target, inputs.digest, clock)
         if done is not None:
             return done
     parsed = ParsedInputs(root)
     with Pool(workers) as pool:
         config = load_config(root, base_url, parsed)
         clock.stage("load config")
-        store, warnings = _read_cache(config, strict, parsed)
-        clock.stage("read cache")
-        site = _assemble(config, store)
+        authors, warnings = _read_cache(config, strict, parsed, inputs)
+        clock.stage(f"read cache ({authors.assembled} authors assembled)")
+        site = _assemble(config, authors)
         clock.stage("assemble")
-        planned = plan_site(config, site, options, search)
+        digester = jobs.Digester(site)
+        authors.seed(digester)
+        planned = plan_site(config, site, options, search, digester)
         clock.stage("plan jobs")
         target = (out_dir or config.output_path).resolve()
-        total, rendered = _run(pool, config, planned, target, inputs, clock)
+        total, rendered = _run(pool, config, planned, target, inputs.digest, clock)
     log.debug("parsed inputs: %d reused, %d parsed, %d stale entries removed", parsed.hits, parsed.misses,
               parsed.prune())
     for name, seconds in clock.stages:
@@ -148,19 +151,22 @@ def load_config(root: Path, base_url: str | None, parsed: ParsedInputs | None = 
     return config
 
 
-def _read_cache(config: SiteConfig, strict: bool, parsed: ParsedInputs | None = None) -> tuple[Store, list[str]]:
-    """The committed cache, read once (generator.store); its warnings and notes are logged.
-    ``--strict`` refuses the same warnings as ``check --strict`` (check.site_warnings)."""
+def _read_cache(config: SiteConfig, strict: bool, parsed: ParsedInputs, inputs: Inputs) -> tuple[Authors, list[str]]:
+    """Every author, assembled from its cache files or kept from the last build when they and
+    its configuration are unchanged (generator.snapshot); the cache's warnings and notes are
+    logged. ``--strict`` reads the whole cache (the lint reads it) and refuses the same warnings
+    as ``check --strict`` (check.site_warnings)."""
     from generator.check import site_warnings
+    from generator.snapshot import load_authors
     from generator.store import read_all
 
-    store = read_all(config, parsed=parsed)
-    warnings = site_warnings(config, store, with_lint=strict)
+    authors = load_authors(config, inputs, parsed)
+    warnings = site_warnings(config, read_all(config, parsed=parsed), with_lint=True) if strict else authors.warnings
     for w in warnings:
         log.warning("%s", w)
     if strict and warnings:
         raise SiteError(f"{len(warnings)} warning(s) and --strict is on", hint="see the warnings above")
-    return store, warnings
+    return authors, warnings
 
 
 def plural(count: int, noun: str) -> str:
@@ -168,26 +174,31 @@ def plural(count: int, noun: str) -> str:
     return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
-def _assemble(config: SiteConfig, store: Store) -> SiteModel:
+def _assemble(config: SiteConfig, authors: Authors) -> SiteModel:
+    """The site-wide parts of the model (who lists which record, subjects, people) around the authors."""
     from generator.assemble import assemble
+    from generator.store import Store
     from generator.taxonomy import load_taxonomy
 
-    site = assemble(config, store, load_taxonomy())
+    site = assemble(config, Store(), load_taxonomy(), authors.authors)
     log.info("assembled %s, %s", plural(len(site.authors), "author"), plural(len(site.subjects), "subject"))
     return site
 
 
 def plan_site(config: SiteConfig, site: SiteModel, options: dict[str, object], search: bool,
-              digester: jobs.Digester | None = None, env: jinja2.Environment | None = None) -> list[jobs.Job]:
+              digester: jobs.Digester | None = None, env: jinja2.Environment | None = None,
+              pages: bool = True) -> list[jobs.Job]:
     """Every output of the site as a job: pages, feeds, exports, and the search index. The preview
-    passes its digester and Jinja environment (templates compiled once) from one plan to the next."""
+    passes its digester and Jinja environment (templates compiled once) from one plan to the next,
+    and plans the search index apart (``pages=False``), once the pages are in place."""
     from generator.parallel import check_unique
     from generator.render import plan_tasks
     from generator.search import search_tasks
     from generator.taxonomy import load_taxonomy
     from generator.themes import make_environment
 
-    tasks = [*plan_tasks(env or make_environment(config.root, config.theme), site, load_taxonomy(), root=config.root)]
+    tasks = [*plan_tasks(env or make_environment(config.root, config.theme), site, load_taxonomy(),
+                         root=config.root)] if pages else []
     if search:
         tasks += search_tasks(site)
     check_unique(tasks)
@@ -209,8 +220,9 @@ def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, 
         # manifest written there is none, so a kill in between costs a full rebuild, never a stale page.
         reuse, run = jobs.split(planned, jobs.Manifest.read(path), target)
         path.unlink(missing_ok=True)
+        made: set[str] = set()
         for job in reuse:
-            jobs.link_job(job, target, staging)
+            jobs.link_job(job, target, staging, made)
         rendered[0] = len(run)
         log.info("rendering %d of %d jobs (%d unchanged, reused) with %d process%s...", len(run), len(planned),
                  len(reuse), pool.workers, "es" if pool.workers > 1 else "")

@@ -24,83 +24,32 @@ build stops before loading anything.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
-import importlib.metadata
 import json
 import marshal
+import operator
 import os
 import shutil
-import sys
 from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
+from generator.inputs import code_digest, hash_files, inputs_digest, theme_tops  # noqa: F401 - code_digest, inputs_digest: re-exported
 from generator.model import Record
-from generator.paths import PACKAGE, builtin_theme_dir
 
 from generator.tasks import FolderTask, Task
 
 if TYPE_CHECKING:
     from generator.model import SiteModel
 
-FORMAT = 3
+FORMAT = 4   # 4: a record's digest is made of its content digest and who lists it
 _RECORD_ONLY = {Record}
-_SKIP_DIRS = ("__pycache__",)
-# The libraries whose versions can change the bytes of an output.
-_LIBRARIES = ("authorsite", "jinja2", "markupsafe", "markdown", "nh3", "latex2mathml", "pyyaml", "orjson")
 
 
-def _files(top: Path) -> list[str]:
-    """Every file under ``top`` (or ``top`` itself), in a stable order, as strings (Path objects
-    cost half the time of digesting 2,000 files). Hidden files too: the loader refuses some of
-    them (``content/authors/.git.yaml``), so they are inputs."""
-    if top.is_file():
-        return [str(top)]
-    out = []
-    for dirpath, dirnames, filenames in os.walk(top):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
-        out += [os.path.join(dirpath, n) for n in sorted(filenames)]
-    return out
-
-
-def _hash_files(h: Any, tops: Iterable[Path], root: Path | None = None) -> None:  # noqa: ANN401 - a hashlib object
-    """Each file's name (relative to ``root`` when under it), length and bytes."""
-    prefix = str(root) + os.sep if root is not None else None
-    for top in tops:
-        for path in _files(top):
-            name = path[len(prefix):] if prefix and path.startswith(prefix) else path
-            with open(path, "rb") as f:
-                data = f.read()
-            h.update(f"{name}\0{len(data)}\0".encode())
-            h.update(data)
-
-
-@functools.lru_cache(maxsize=1)
-def code_digest() -> str:
-    """The package's own files (contents) and the versions of Python and of the libraries that
-    shape the output. Once per process: a process runs the code it loaded, whatever the disk says now."""
-    h = hashlib.sha256(sys.version.encode())
-    _hash_files(h, [PACKAGE], PACKAGE)
-    for name in _LIBRARIES:
-        try:
-            h.update(f"{name}={importlib.metadata.version(name)}\0".encode())
-        except importlib.metadata.PackageNotFoundError:
-            h.update(f"{name}=-\0".encode())
-    return h.hexdigest()[:32]
-
-
-def _theme_tops(root: Path) -> list[Path]:
-    return [builtin_theme_dir(), root / "themes", root / "templates", root / "static"]
-
-
-def inputs_digest(root: Path, options: Mapping[str, Any]) -> str:
-    """Every file a build reads, by content, and the options: the 'nothing changed' key."""
-    h = hashlib.sha256()
-    h.update(f"{FORMAT}\0{code_digest()}\0{json.dumps(dict(options), sort_keys=True)}\0".encode())
-    _hash_files(h, [root / "site.yaml", root / "content", *_theme_tops(root)], root)
-    return h.hexdigest()[:32]
+def _name(v: object) -> bool:
+    """A str (Markup too) or an int that is not a bool: the first of a (name, count) pair."""
+    return isinstance(v, str) or type(v) is int
 
 
 def common_digest(root: Path, site: SiteModel, options: Mapping[str, Any]) -> bytes:
@@ -109,7 +58,7 @@ def common_digest(root: Path, site: SiteModel, options: Mapping[str, Any]) -> by
     the CPU's SHA instructions it digests twice as fast as BLAKE2 here."""
     h = hashlib.sha256()
     h.update(f"{FORMAT}\0{code_digest()}\0".encode())
-    _hash_files(h, _theme_tops(root), root)
+    hash_files(h, theme_tops(root), root)
     settings = (dict(options), site.title, site.description, site.base_url, site.language, site.paginate,
                 site.cname, site.extra, site.pages, site.people, tuple((a.slug, a.name) for a in site.authors),
                 site.feed_size, site.authors_shown, site.venues)
@@ -127,15 +76,18 @@ class Digester:
     # record). Taken from the class, so a field added to Record is digested without a word here.
     _SMALL_FIELDS = tuple(f.name for f in dataclasses.fields(Record) if f.name not in ("title", "abstract", "authors"))
 
-    def __init__(self, site: SiteModel) -> None:
-        self._listed = site.record_authors
+    def __init__(self, site: SiteModel | None = None) -> None:
+        self._listed: Mapping[str, tuple[str, ...]] = site.record_authors if site is not None else {}
         self._generation = 0
         # Keyed by id(): values hashed by content would cost what the memo saves. Each entry
         # holds its object, so no id is reused while the entry lasts.
         self._records: dict[int, tuple[Record, int, bytes, tuple[str, ...]]] = {}  # (r, generation, digest, listed)
+        self._contents: dict[int, tuple[Record, bytes]] = {}   # r -> the digest of its fields
+        self._current: dict[int, bytes] = {}   # id(r) -> its digest in this generation (r is in _records)
         self._memo: dict[int, tuple[object, bytes]] = {}    # other dataclasses (which may hold records)
         self._people: dict[int, tuple[object, str]] = {}    # Person -> its canonical text
         self._seqs: dict[tuple[int, ...], bytes] = {}       # ids of a sequence of records -> its encoding
+        self._reads: dict[str, tuple[int, tuple[Any, ...], bytes]] = {}   # path -> (generation, reads, digest)
         self._small = attrgetter(*self._SMALL_FIELDS)
 
     def renew(self, site: SiteModel) -> None:
@@ -144,23 +96,35 @@ class Digester:
         author's digest holds its records'). Memos far larger than the site are dropped."""
         live = sum(len(a.records) for a in site.authors)
         if len(self._records) > 2 * live + 1000:
+            self._reads.clear()
             self._records.clear()
+            self._current.clear()
+            self._contents.clear()
             self._people.clear()
             self._seqs.clear()
         if site.record_authors is not self._listed:
             self._listed = site.record_authors
             self._generation += 1
+            self._current.clear()
             self._memo.clear()
             self._seqs.clear()
 
     def digest(self, value: object) -> bytes:
         return hashlib.sha256(self._encode(value)).digest()[:16]
 
+    def reads(self, path: str, reads: tuple[Any, ...]) -> bytes:
+        """The digest of what the job making ``path`` reads. The preview plans every job after each
+        edit: while no listing changed, a job whose reads are the very objects of its last plan
+        (or equal plain values: a pager) has the digest it had, found without encoding them."""
+        last = self._reads.get(path)
+        if last is not None and last[0] == self._generation and _same(last[1], reads):
+            return last[2]
+        d = self.digest(reads)
+        self._reads[path] = (self._generation, reads, d)
+        return d
+
     def record(self, r: Record) -> bytes:
-        """A record's digest: every field, and which profiled authors list it. The bytes digested
-        are marshal's (version 2: no back-references, so equal values give equal bytes), made in
-        C in one call: 81,000 records are digested on every build of a large site. People are
-        shared between records, so their text is made once."""
+        """A record's digest: its content digest (``content``) and which profiled authors list it."""
         e = self._records.get(id(r))
         if e is not None:
             if e[1] == self._generation:
@@ -168,7 +132,23 @@ class Digester:
             listed = self._listed.get(r.key, ())
             if listed == e[3]:
                 self._records[id(r)] = (r, self._generation, e[2], listed)
+                self._current[id(r)] = e[2]
                 return e[2]
+        listed = self._listed.get(r.key, ())
+        d = hashlib.sha256(self.content(r) + marshal.dumps(listed, 2)).digest()[:16]
+        self._records[id(r)] = (r, self._generation, d, listed)
+        self._current[id(r)] = d
+        return d
+
+    def content(self, r: Record) -> bytes:
+        """The digest of every field of a record. The bytes digested are marshal's (version 2: no
+        back-references, so equal values give equal bytes), made in C in one call: 81,000 records
+        are digested on a full build of a large site. People are shared between records, so their
+        text is made once. Kept with each assembled author (generator.snapshot, ``seed``): a
+        rebuild digests only the records of the authors whose inputs changed."""
+        e = self._contents.get(id(r))
+        if e is not None:
+            return e[1]
         people = self._people
         try:
             text = "".join([people[id(p)][1] for p in r.authors])
@@ -177,11 +157,14 @@ class Digester:
                 if id(p) not in people:
                     people[id(p)] = (p, repr((p.name, p.affiliations)))
             text = "".join([people[id(p)][1] for p in r.authors])
-        listed = self._listed.get(r.key, ())
-        data = marshal.dumps((self._small(r), text, listed, r.title, r.abstract), 2)
-        d = hashlib.sha256(data).digest()[:16]
-        self._records[id(r)] = (r, self._generation, d, listed)
+        d = hashlib.sha256(marshal.dumps((self._small(r), text, r.title, r.abstract), 2)).digest()[:16]
+        self._contents[id(r)] = (r, d)
         return d
+
+    def seed(self, records: Sequence[Record], contents: Sequence[bytes]) -> None:
+        """Take the content digests of ``records`` made before (``content``, by an earlier build)."""
+        for r, d in zip(records, contents, strict=True):
+            self._contents[id(r)] = (r, d)
 
     def _encode(self, v: object) -> bytes:
         """Tagged bytes; equal values give equal bytes, different values different ones."""
@@ -211,9 +194,18 @@ class Digester:
             key = tuple(map(id, v))
             d = self._seqs.get(key)
             if d is None:
-                parts = [self.record(x) for x in v]  # type: ignore[arg-type]
+                parts = list(map(self._current.get, key))   # each record's digest, when made already
+                if None in parts:
+                    parts = [p or self.record(x) for p, x in zip(parts, v)]  # type: ignore[arg-type]
                 d = self._seqs[key] = b"[R%d:" % len(v) + b"".join(parts) + b"]"
             return d
+        # In C, as records are (marshal version 2 gives equal values equal bytes); which way a
+        # sequence is encoded depends on its value only (a str subclass, Markup, is its text):
+        if all(isinstance(x, tuple) and len(x) == 2 and _name(x[0]) and type(x[1]) is int for x in v):
+            pairs = tuple([(str.__str__(a) if isinstance(a, str) else a, n) for a, n in v])  # type: ignore[misc]
+            return b"P" + marshal.dumps(pairs, 2)   # (name, count): a subject's authors, an author's years
+        if all(isinstance(x, str) for x in v):   # URLs (the sitemap), names, codes
+            return b"S" + marshal.dumps(tuple([str.__str__(x) for x in v]), 2)
         return b"[%d:" % len(v) + b"".join(self._encode(x) + b"," for x in v) + b"]"
 
     def _dataclass(self, v: object) -> bytes:
@@ -225,6 +217,30 @@ class Digester:
         d = b"D" + type(v).__name__.encode() + b":" + hashlib.sha256(body).digest()[:16]
         self._memo[id(v)] = (v, d)
         return d
+
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def _same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    """Whether two reads are the same values for sure: each the same object or an equal plain value
+    of the same type (a feed's date), or a tuple of the same objects, or a dict of the same keys and
+    objects or equal plain values of the same type (a pager)."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x is y or (type(x) in _PLAIN and type(x) is type(y) and x == y):
+            continue
+        if type(x) is tuple and type(y) is tuple:
+            if len(x) != len(y) or not all(map(operator.is_, x, y)):
+                return False
+        elif type(x) is dict and type(y) is dict:
+            if x.keys() != y.keys() or not all(v is y[k] or (type(v) in _PLAIN and type(v) is type(y[k]) and v == y[k])
+                                               for k, v in x.items()):
+                return False
+        else:
+            return False
+    return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,7 +271,7 @@ def plan_jobs(tasks: Sequence[Task | FolderTask], site: SiteModel, common: bytes
     out = []
     for t in tasks:
         h = hashlib.sha256(common)
-        h.update(digester.digest(t.reads))
+        h.update(digester.reads(t.rel_path, t.reads))
         out.append(Job(t, h.hexdigest()[:32]))
     return out
 
@@ -312,18 +328,23 @@ def split(jobs: Iterable[Job], manifest: Manifest | None, old_out: Path) -> tupl
     return reuse, run
 
 
-def link_job(job: Job, old_out: Path, staging: Path) -> None:
-    """Hard-link a reused job's output (file or folder) from the last build into staging."""
-    src, dest = old_out / job.rel_path, staging / job.rel_path
+def link_job(job: Job, old_out: Path, staging: Path, made: set[str] | None = None) -> None:
+    """Hard-link a reused job's output (file or folder) from the last build into staging.
+    ``made``: the folders known to exist in staging (one set for all the jobs of a build: a
+    ``mkdir`` per file was most of what linking 9,000 files cost)."""
+    made = set() if made is None else made
     if job.folder:
-        _link_tree(src, dest)
+        _link_tree(old_out / job.rel_path, staging / job.rel_path, made)
     else:
-        _link_file(src, dest)
+        _link_file(os.path.join(old_out, job.rel_path), os.path.join(staging, job.rel_path), made)
 
 
-def _link_file(src: Path, dest: Path) -> None:
+def _link_file(src: str, dest: str, made: set[str]) -> None:
     """Hard-link ``src`` to ``dest`` (a copy where the file system has no hard links)."""
-    dest.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
+    parent = os.path.dirname(dest)
+    if parent not in made:
+        os.makedirs(parent, mode=0o755, exist_ok=True)
+        made.add(parent)
     try:
         os.link(src, dest)
     except OSError:
@@ -331,10 +352,11 @@ def _link_file(src: Path, dest: Path) -> None:
         os.chmod(dest, 0o644)
 
 
-def _link_tree(src: Path, dest: Path) -> None:
+def _link_tree(src: Path, dest: Path, made: set[str]) -> None:
     for dirpath, _dirnames, filenames in os.walk(src):
-        rel = Path(dirpath).relative_to(src)
-        (dest / rel).mkdir(parents=True, exist_ok=True, mode=0o755)
+        rel = os.path.relpath(dirpath, src)
+        target = os.path.normpath(os.path.join(dest, rel))
+        os.makedirs(target, mode=0o755, exist_ok=True)
+        made.add(target)
         for name in filenames:
-            _link_file(Path(dirpath) / name, dest / rel / name)
-
+            _link_file(os.path.join(dirpath, name), os.path.join(target, name), made)

@@ -12,7 +12,10 @@ records as they were (a name, an affiliation, a bio), the site-wide parts of the
 
 Pages are written in place, each through ``os.replace`` (a request sees the old file or the
 new one; the preview folder is private to the server), and the page reload is announced
-before the search index is written again: the search catches up a moment later. An edit
+before the search index is planned and written again: the search catches up a moment later
+(serve plans it once the reloaded page has been served, ``plan_later``). A job whose reads
+are the very objects of its last plan keeps its digest (``jobs.Digester.reads``), so
+planning after an edit costs the jobs the edit touched, not every page's context. An edit
 elsewhere than the author and cache files (site.yaml, a page) loads the whole configuration
 again; one outside content/ (theme, templates, static files, site.yaml), or one the watcher
 could not name, also writes a new folder through ``output.write_site`` (static files copied
@@ -79,15 +82,32 @@ class LiveSite:
         self._env: jinja2.Environment | None = None    # templates compiled once, until they change
         self._stale: set[str] | None = None          # changed since the last good update (None: anything)
         self.pending: dict[str, jobs.Job] = {}       # the search index to write again: path -> job
+        self._later = False                          # this update leaves the search plan to plan_later
+        self._due: tuple[SiteConfig, SiteModel, list[jobs.Job]] | None = None   # (config, site, pages planned)
         self._lock = threading.Lock()                 # update and index_pending take turns on the folder
 
-    def update(self, changed: Iterable[str] | None, pages_ready: Callable[[], None] = lambda: None) -> Update:
+    def update(self, changed: Iterable[str] | None, pages_ready: Callable[[], None] = lambda: None,
+               later: bool = False) -> Update:
         """Bring the preview's pages up to date. ``changed``: the paths (relative to the root)
         changed since the last call, None when anything may have. ``pages_ready`` is called once,
         when the pages are in place. The search index to write again is left in ``pending``
-        (``index_pending``), except when a new folder is written."""
+        (``index_pending``), except when a new folder is written. ``later``: the search index
+        is planned by ``index_pending`` too (serve: after the reloaded page is served)."""
         with self._lock:
+            self._later = later
             return self._update(changed, pages_ready)
+
+    def plan_later(self) -> None:
+        """Plan the search index an update left for later, and remove the outputs no longer made."""
+        from generator.parallel import Pool
+
+        with self._lock:
+            due, self._due = self._due, None
+            if due is not None:
+                config, site, planned = due
+                with Pool(1):
+                    self._settle(planned + plan_site(config, site, self.options, self.search, self._digester,
+                                                     self._env, pages=False))
 
     def _update(self, changed: Iterable[str] | None, pages_ready: Callable[[], None]) -> Update:
         from generator.parallel import Pool
@@ -118,19 +138,39 @@ class LiveSite:
             stage("read cache")
             site = self._assemble(config, store)
             stage("assemble")
-            self._digester = self._digester or jobs.Digester(site)
-            if whole or self._env is None:
-                from generator.themes import make_environment
+            rendered, total, looks = self._plan_and_write(pool, config, site, stale, whole, pages_ready, stage)
+        self.config, self.store, self.site, self._stale = config, store, site, set()
+        return Update(rendered, total - rendered, time.perf_counter() - start, tuple(stages), looks)
 
-                self._env = make_environment(config.root, config.theme)
+    def _plan_and_write(self, pool: Pool, config: SiteConfig, site: SiteModel, stale: set[str] | None, whole: bool,
+                        pages_ready: Callable[[], None], stage: Callable[[str], None]) -> tuple[int, int, bool]:
+        """Plan the jobs and bring the folder up to date: (jobs run, jobs planned, a new folder?).
+        In place, the pages are planned and written first and the search index planned after
+        the reload (its jobs are left pending): an edit's page is not kept waiting for it."""
+        self._digester = self._digester or jobs.Digester(site)
+        if whole or self._env is None:
+            from generator.themes import make_environment
+
+            self._env = make_environment(config.root, config.theme)
+        looks = stale is None or any(not p.startswith("content/") for p in stale)   # theme, static files
+        self._due = None
+        if looks or not self.out_dir.is_dir():
             planned = plan_site(config, site, self.options, self.search, self._digester, self._env)
             stage("plan jobs")
-            looks = stale is None or any(not p.startswith("content/") for p in stale)   # theme, static files
-            rendered = (self._write_all(pool, config, planned, pages_ready) if looks or not self.out_dir.is_dir()
-                        else self._write_changed(pool, planned, pages_ready))
+            rendered = self._write_all(pool, config, planned, pages_ready)
             stage("render and write")
-        self.config, self.store, self.site, self._stale = config, store, site, set()
-        return Update(rendered, len(planned) - rendered, time.perf_counter() - start, tuple(stages), looks)
+            return rendered, len(planned), True
+        planned = plan_site(config, site, self.options, False, self._digester, self._env)
+        stage("plan pages")
+        rendered = self._write_pages(pool, planned, pages_ready)
+        stage("render and write")
+        if self._later:
+            self._due = (config, site, planned)
+            return rendered, len(planned), False
+        search = plan_site(config, site, self.options, self.search, self._digester, self._env, pages=False)
+        self._settle(planned + search)
+        stage("plan search")
+        return rendered, len(planned) + len(search), False
 
     def _load(self, stale: set[str] | None, whole: bool) -> SiteConfig:
         """The configuration: all of it again, or only the author files when nothing else changed."""
@@ -183,8 +223,9 @@ class LiveSite:
         reuse, run = jobs.split(planned, jobs.Manifest("", self.outputs), self.out_dir)
 
         def produce(staging: Path) -> int:
+            made: set[str] = set()
             for job in reuse:
-                jobs.link_job(job, self.out_dir, staging)
+                jobs.link_job(job, self.out_dir, staging, made)
             return pool.run([j.task for j in run], staging)
 
         self.outputs, self.pending = {}, {}
@@ -193,24 +234,29 @@ class LiveSite:
         pages_ready()
         return len(run)
 
-    def _write_changed(self, pool: Pool, planned: list[jobs.Job], pages_ready: Callable[[], None]) -> int:
-        """Render the changed pages aside and move each into the preview folder; leave the
-        changed search index in ``pending`` (any left from before are in ``run`` again)."""
+    def _write_pages(self, pool: Pool, planned: list[jobs.Job], pages_ready: Callable[[], None]) -> int:
+        """Render the changed pages aside and move each into the preview folder."""
         run = [j for j in planned if self.outputs.get(j.rel_path) != j.digest]
-        gone = set(self.outputs) - {j.rel_path for j in planned}
-        self.pending = {j.rel_path: j for j in run if j.folder}
         incoming = Path(tempfile.mkdtemp(prefix=".incoming-", dir=self.out_dir.parent))
         try:
-            self._render_into(pool, [j for j in run if not j.folder], incoming)
-            for rel in gone:
-                _remove(self.out_dir, rel)
-                del self.outputs[rel]
+            self._render_into(pool, run, incoming)
         except OSError as exc:
             raise SiteError(f"cannot write the preview: {exc.strerror or exc}", path=exc.filename) from exc
         finally:
             shutil.rmtree(incoming, ignore_errors=True)
         pages_ready()
-        return len(run) - len(self.pending)
+        return len(run)
+
+    def _settle(self, planned: list[jobs.Job]) -> None:
+        """Remove the outputs no longer planned; leave the changed search index in ``pending``
+        (any left from before are changed still)."""
+        self.pending = {j.rel_path: j for j in planned if j.folder and self.outputs.get(j.rel_path) != j.digest}
+        try:
+            for rel in set(self.outputs) - {j.rel_path for j in planned}:
+                _remove(self.out_dir, rel)
+                del self.outputs[rel]
+        except OSError as exc:
+            raise SiteError(f"cannot write the preview: {exc.strerror or exc}", path=exc.filename) from exc
 
     def index_pending(self) -> int:
         """Write the pending search index (folder jobs), one at a time, outside the lock (it takes
@@ -219,6 +265,7 @@ class LiveSite:
         from generator.output import normalize_tree
         from generator.parallel import run_tasks
 
+        self.plan_later()
         done = 0
         while True:
             with self._lock:

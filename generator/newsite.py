@@ -71,7 +71,7 @@ This site lists the publications of the people profiled here. Records link to th
 original sources and are refreshed on a schedule.
 """
 
-_GITIGNORE = "/.venv/\n/output/\n/output.*/\n/.authorsite-*\n/.authorsite/\n__pycache__/\n/content/cache/.raw/\n"
+_GITIGNORE = "/.venv/\n/output/\n/output.*/\n/.output.authorsite-spare/\n/.authorsite-*\n/.authorsite/\n__pycache__/\n/content/cache/.raw/\n"
 
 _MAKEFILE = """\
 # make site: set up .venv, install authorsite, build output/ from content/ (no network).

@@ -7,6 +7,15 @@ A failed build therefore leaves the previous ``output/`` untouched. A lock file
 refuses a second build running at the same time. Modes are 0644/0755 as GitHub
 Pages expects; no path is written twice (the cheapest guard against two pages
 colliding, as in Pelican's writer).
+
+Folders are what a swap costs on a large site: making and removing a folder costs a
+fiftieth of a second's worth of a file's hard link on ext4 (about 0.5 ms each, against
+10 us), and a site of 1,000 authors has 6,000 of them. So the previous build's tree,
+once swapped out, is emptied of its files and kept, folders only, as the next build's
+staging folder (``spare_dir``, a hidden sibling of the output); folders the new build
+leaves empty are removed before the swap (a clean build has none). The spare holds no
+file at any time (it is renamed into place only once emptied), so a build seeded from it
+writes exactly what a build into a new folder writes.
 """
 
 from __future__ import annotations
@@ -56,6 +65,11 @@ def old_dir(out_dir: Path) -> Path:
     return out_dir.with_name(f"{out_dir.name}.authorsite-old")
 
 
+def spare_dir(out_dir: Path) -> Path:
+    """The folders of the previous build, without its files: the next build's staging folder."""
+    return out_dir.with_name(f".{out_dir.name}.authorsite-spare")
+
+
 def recover(out_dir: Path) -> None:
     """Repair what an interrupted earlier run left: a missing output with a kept old one,
     and stale staging/old folders."""
@@ -67,6 +81,9 @@ def recover(out_dir: Path) -> None:
             stale.unlink()
         elif stale.exists():
             shutil.rmtree(stale)
+    spare = spare_dir(out_dir)
+    if spare.is_symlink() or (spare.exists() and not spare.is_dir()):
+        spare.unlink()
 
 
 def check_output_dir(out_dir: Path, site_root: Path | None = None) -> None:
@@ -116,7 +133,12 @@ def write_file(dest: Path, rel_path: str, data: bytes | Iterable[bytes]) -> int:
     the staging folder, which a failed build never swaps in.)"""
     target = dest / safe_rel(rel_path)
     target.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
-    with open(target, "wb") as fh:
+    try:
+        fh = open(target, "wb")   # noqa: SIM115 - closed below
+    except IsADirectoryError:
+        clear_spare(target)       # a folder of the spare where this build has a file
+        fh = open(target, "wb")   # noqa: SIM115
+    with fh:
         if isinstance(data, bytes):
             fh.write(data)
             size = len(data)
@@ -129,6 +151,14 @@ def write_file(dest: Path, rel_path: str, data: bytes | Iterable[bytes]) -> int:
     return size
 
 
+def clear_spare(path: Path) -> None:
+    """Remove the folder the spare left at ``path`` in staging, where this build makes a file or
+    a folder task's own folder. Only folders without a file: anything else is this build's, and
+    what it writes next fails as it would have."""
+    if path.is_dir() and not path.is_symlink() and not any(files for _, _, files in os.walk(path)):
+        shutil.rmtree(path)
+
+
 def safe_rel(rel_path: str) -> str:
     p = PurePosixPath(rel_path)
     if p.is_absolute() or any(part in ("..", "") for part in p.parts) or "\\" in rel_path or "\0" in rel_path:
@@ -138,35 +168,61 @@ def safe_rel(rel_path: str) -> str:
 
 def normalize_tree(root: Path) -> None:
     """Give every folder 0755 and every file 0644 whatever the umask (and whatever a task
-    created), and refuse anything that is not a plain file or folder (GitHub Pages
-    rejects symlinks and unreadable files)."""
+    created), remove the folders left empty (a staging folder seeded from the spare holds the
+    previous build's folders), and refuse anything that is not a plain file or folder (GitHub
+    Pages rejects symlinks and unreadable files)."""
     os.chmod(root, 0o755)
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            path = os.path.join(dirpath, name)
-            st = os.lstat(path)
-            if stat.S_ISDIR(st.st_mode):
-                mode = 0o755
-            elif stat.S_ISREG(st.st_mode):   # (hard links to the previous build's files are fine)
-                mode = 0o644
-            else:
-                rel = os.path.relpath(path, root)
-                raise SiteError(f"the build produced '{rel}', which is not a plain file or folder "
-                                "(a symbolic link?); GitHub Pages refuses those", exit_code=EXIT_OUTPUT)
-            if stat.S_IMODE(st.st_mode) != mode:
-                os.chmod(path, mode)
+    removed: set[str] = set()
+    for dirpath, dirnames, filenames in os.walk(root, topdown=False):
+        kept = [d for d in dirnames if os.path.join(dirpath, d) not in removed]
+        for name in kept + filenames:
+            _normalize(root, os.path.join(dirpath, name))
+        if not kept and not filenames and dirpath != str(root):
+            os.rmdir(dirpath)
+            removed.add(dirpath)
+
+
+def _normalize(root: Path, path: str) -> None:
+    st = os.lstat(path)
+    if stat.S_ISDIR(st.st_mode):
+        mode = 0o755
+    elif stat.S_ISREG(st.st_mode):   # (hard links to the previous build's files are fine)
+        mode = 0o644
+    else:
+        rel = os.path.relpath(path, root)
+        raise SiteError(f"the build produced '{rel}', which is not a plain file or folder "
+                        "(a symbolic link?); GitHub Pages refuses those", exit_code=EXIT_OUTPUT)
+    if stat.S_IMODE(st.st_mode) != mode:
+        os.chmod(path, mode)
+
+
+def _keep_folders(tree: Path, spare: Path) -> None:
+    """Empty ``tree`` (the previous build, swapped out) of its files and keep its folders as the
+    next build's staging folder. Renamed only once empty: the spare never holds a file. The new
+    build is in place already: a failure here only costs the next build its folders."""
+    try:
+        shutil.rmtree(spare, ignore_errors=True)
+        for dirpath, dirnames, filenames in os.walk(tree):
+            for name in filenames:
+                os.unlink(os.path.join(dirpath, name))
+            for name in dirnames:
+                if os.path.islink(os.path.join(dirpath, name)):
+                    os.unlink(os.path.join(dirpath, name))
+        os.rename(tree, spare)
+    except OSError:
+        shutil.rmtree(tree, ignore_errors=True)
 
 
 def swap_in(staging: Path, out_dir: Path) -> None:
     """Make ``staging`` the live output in one step where possible; remove the previous build."""
     if out_dir.exists():
         if _exchange(staging, out_dir):
-            shutil.rmtree(staging)  # now holds the previous build
+            _keep_folders(staging, spare_dir(out_dir))  # staging now holds the previous build
             return
         old = old_dir(out_dir)
         os.rename(out_dir, old)
         os.rename(staging, out_dir)
-        shutil.rmtree(old)
+        _keep_folders(old, spare_dir(out_dir))
     else:
         os.rename(staging, out_dir)
 
@@ -196,7 +252,11 @@ def write_site(produce: Callable[[Path], int], static_dirs: Iterable[Path], out_
     recover(out_dir)
     staging = staging_dir(out_dir)
     try:
-        staging.mkdir(mode=0o755)
+        spare = spare_dir(out_dir)
+        if spare.is_dir() and not spare.is_symlink():
+            os.rename(spare, staging)
+        else:
+            staging.mkdir(mode=0o755)
         total = write_static(static_dirs, staging) + produce(staging)
         normalize_tree(staging)
         swap_in(staging, out_dir)

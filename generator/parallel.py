@@ -30,7 +30,7 @@ from types import TracebackType
 from typing import Callable, Sequence
 
 from generator.errors import SiteError
-from generator.output import safe_rel, write_file
+from generator.output import clear_spare, safe_rel, write_file
 from generator.tasks import FolderTask, Task
 
 MIN_PARALLEL_WEIGHT = 3000   # below this, forking costs more than it saves
@@ -72,7 +72,7 @@ def deal(tasks: Sequence[Task | FolderTask], workers: int) -> list[list[Task | F
 
 def _run(task: Task | FolderTask, dest: Path) -> int:
     if isinstance(task, FolderTask):
-        safe_rel(task.rel_path)
+        clear_spare(dest / safe_rel(task.rel_path))   # a task makes its own folder
         return task.fill(dest)
     return write_file(dest, task.rel_path, task.make())
 

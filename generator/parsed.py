@@ -63,25 +63,43 @@ class ParsedInputs:
     def get(self, kind: str, name: str, data: bytes, parse: Callable[[bytes], T]) -> T:
         """The value ``parse(data)`` gives, from the cache when it holds it. Exceptions of ``parse``
         propagate and nothing is stored (a file that does not parse is reported every time)."""
-        key = hashlib.sha256(f"{kind}\0{name}\0".encode() + data).digest()
+        found = self.lookup(kind, name, data)
+        if found is not None:
+            return found[0]   # type: ignore[return-value]
+        value = parse(data)
+        self.put(kind, name, data, value)
+        return value
+
+    def lookup(self, kind: str, name: str, data: bytes) -> tuple[object] | None:
+        """(value,) kept for ``(kind, name, data)``, or None (a miss, counted)."""
+        key = self._key(kind, name, data)
         if key in self._held:
             self.hits += 1
-            return self._held[key]   # type: ignore[return-value]
+            return (self._held[key],)
         hexkey = key.hex()
         self.used.add(hexkey)
-        path = self.dir / hexkey[:2] / hexkey
-        found = _read(path, key)
-        if found is not None:
-            self.hits += 1
-            value = found[0]
-        else:
+        found = _read(self.dir / hexkey[:2] / hexkey, key)
+        if found is None:
             self.misses += 1
-            value = parse(data)
-            if self.write:
-                _write(path, key, value)
+            return None
+        self.hits += 1
+        if kind in self.keep:
+            self._held[key] = found[0]
+        return found
+
+    def put(self, kind: str, name: str, data: bytes, value: object) -> None:
+        """Keep ``value`` as what ``(kind, name, data)`` gives."""
+        key = self._key(kind, name, data)
+        hexkey = key.hex()
+        self.used.add(hexkey)
+        if self.write:
+            _write(self.dir / hexkey[:2] / hexkey, key, value)
         if kind in self.keep:
             self._held[key] = value
-        return value   # type: ignore[return-value]
+
+    @staticmethod
+    def _key(kind: str, name: str, data: bytes) -> bytes:
+        return hashlib.sha256(f"{kind}\0{name}\0".encode() + data).digest()
 
     def prune(self) -> int:
         """Delete the entries this process did not use and every other version's folder (after a

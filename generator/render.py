@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable
 import jinja2
 
 from generator import routes
-from generator.assemble import sort_newest_first
+from generator import assemble
 from generator.errors import SiteError
 from generator.exports import authors_index, to_bibtex, to_csl_json
 from generator.model import Author, Record, SiteModel, Subject
@@ -60,9 +60,8 @@ def plan_pages(site: SiteModel, taxonomy: Taxonomy) -> list[PagePlan]:
                            f"subject:{s.code}"))
     if site.venues:
         plans += _venue_pages(site)
-    newest = sort_newest_first({r.key: r for a in site.authors for r in a.records}.values())
-    plans.append(_feed(routes.home(), site.title, "New records of the profiled authors.",
-                       tuple(newest[:site.feed_size])))
+    newest = site.newest if site.newest is not None else assemble.newest(site.authors, site.feed_size)
+    plans.append(_feed(routes.home(), site.title, "New records of the profiled authors.", newest[:site.feed_size]))
     plans.append(PagePlan(routes.search(), "search.html", {"page_kind": "search"}))
     plans += [PagePlan(routes.page(p.name), "page.html", {"page_kind": "page", "page": p}) for p in site.pages]
     plans.append(PagePlan(routes.not_found(), "404.html", {"page_kind": "404"}, in_sitemap=False))

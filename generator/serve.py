@@ -79,6 +79,14 @@ class PreviewState:
         self.epoch = 0
         self.error: str | None = None
         self.cond = threading.Condition()
+        self.last_request = 0.0          # time.monotonic() of the last request answered
+
+    def wait_quiet(self, quiet: float, limit: float) -> None:
+        """Wait until no request came for ``quiet`` seconds (at most ``limit``): the pages that
+        reload after an edit are served before the search index is planned and built."""
+        deadline = time.monotonic() + limit
+        while (now := time.monotonic()) < deadline and now - self.last_request < quiet:
+            time.sleep(min(quiet, deadline - now))
 
     def publish(self, error: str | None) -> None:
         with self.cond:
@@ -138,6 +146,7 @@ class PreviewHandler(BaseHTTPRequestHandler):
         """Every request gets an answer: a path the file system refuses is not found, not a reset."""
         try:
             self._serve(body)
+            self.server.state.last_request = time.monotonic()
         except OSError as exc:
             log.debug("%s: %s", self.path[:200], exc)
             self.close_connection = True
@@ -275,7 +284,7 @@ def _rebuild(live: LiveSite, state: PreviewState, changed: list[str] | None, ind
         state.publish(None)
 
     try:
-        res = live.update(changed, pages_ready)
+        res = live.update(changed, pages_ready, later=True)
     except SiteError as exc:
         kept = ("still serving the last good build" if live.out_dir.is_dir()
                 else "serving the error page until it is fixed")
@@ -299,12 +308,13 @@ def _watch(live: LiveSite, state: PreviewState, index: threading.Event, stop: th
     watch_inputs(live.root, changed, stop)
 
 
-def _index(live: LiveSite, index: threading.Event, stop: threading.Event) -> None:
-    """Write the search index the last edits left pending, in the background: the page has
-    reloaded already, and the next edit does not wait for it."""
+def _index(live: LiveSite, state: PreviewState, index: threading.Event, stop: threading.Event) -> None:
+    """Plan and write the search index the last edits left pending, in the background, once the
+    reloaded pages are served: the page has reloaded already, and the next edit does not wait for it."""
     while not stop.is_set():
         if index.wait(0.5):
             index.clear()
+            state.wait_quiet(0.15, 1.0)
             start = time.perf_counter()
             done = live.index_pending()
             if done:
@@ -347,7 +357,7 @@ def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, ready: threadin
         stop = stop or threading.Event()
         watcher = threading.Thread(target=_watch, args=(live, state, index, stop), daemon=True)
         watcher.start()
-        threading.Thread(target=_index, args=(live, index, stop), daemon=True).start()
+        threading.Thread(target=_index, args=(live, state, index, stop), daemon=True).start()
         thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True)
         thread.start()
         log.info("serving %s (Ctrl-C to stop)", url)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping
 
 from generator import cache
-from generator.config import SiteConfig, Source
+from generator.config import AuthorConfig, SiteConfig, Source
 from generator.model import Person, Record, json_fields
 from generator.sources.registry import kind_of
 
@@ -85,34 +85,55 @@ def read_all(config: SiteConfig, slugs: Collection[str] | None = None, *, parsed
     ``parsed``: the parsed-input cache (generator.parsed), so only files never seen are parsed.
     ``reuse``: a store read before (the preview's), whose entries are kept for every file but
     those in ``stale`` (the files the watcher saw change)."""
-    entries: dict[Key, cache.CacheEntry] = {}
-    unreadable: dict[Key, Unreadable] = {}
-    notes: list[str] = []
-    stale = set(stale)
-    seen: set[Key] = set()
-    make_record = _Interner().record
+    reader = Reader(config, parsed, reuse, stale)
     for a in config.authors:
-        if slugs is not None and a.slug not in slugs:
-            continue
+        if slugs is None or a.slug in slugs:
+            reader.read(a)
+    return reader.store()
+
+
+class Reader:
+    """Reads the cache files of one author after another into one store (``read_all``; the
+    build reads only the authors whose snapshot is not kept, generator.snapshot)."""
+
+    def __init__(self, config: SiteConfig, parsed: ParsedInputs | None = None, reuse: Store | None = None,
+                 stale: Collection[Path] = ()) -> None:
+        self.config, self.parsed, self.reuse, self.stale = config, parsed, reuse, set(stale)
+        self.entries: dict[Key, cache.CacheEntry] = {}
+        self.unreadable: dict[Key, Unreadable] = {}
+        self.notes: list[str] = []
+        self._make_record = _Interner().record
+
+    def store(self) -> Store:
+        return Store(self.entries, self.unreadable, tuple(self.notes))
+
+    def read(self, a: AuthorConfig) -> Store:
+        """Read ``a``'s cache files; returns what was read of them alone."""
+        config, entries, unreadable = self.config, self.entries, self.unreadable
+        mine: list[Key] = []
+        notes: list[str] = []
         for source in a.sources:
             kind = kind_of(source)
             key = kind.cache_key(source)
-            if key is None or (a.slug, key) in seen:
+            if key is None or (a.slug, key) in mine:
                 continue
-            seen.add((a.slug, key))
+            mine.append((a.slug, key))
             path = cache.cache_file(config.cache_path, a.slug, source)
             assert path is not None
-            if reuse is not None and path not in stale and _reused(reuse, (a.slug, key), entries, unreadable):
+            if self.reuse is not None and path not in self.stale \
+                    and _reused(self.reuse, (a.slug, key), entries, unreadable):
                 continue
             if not path.is_file():
                 notes.append(f"{a.path}: no cached records yet for {kind.review_text(source)}; "
                              f"run 'authorsite fetch' (building from the other sources)")
                 continue
             try:
-                entries[(a.slug, key)] = _read_entry(path, _rel(path, config.root), parsed, make_record)
+                entries[(a.slug, key)] = _read_entry(path, _rel(path, config.root), self.parsed, self._make_record)
             except ValueError as exc:
                 unreadable[(a.slug, key)] = Unreadable(_rel(path, config.root), str(exc))
-    return Store(entries, unreadable, tuple(notes))
+        self.notes += notes
+        return Store({k: entries[k] for k in mine if k in entries},
+                     {k: unreadable[k] for k in mine if k in unreadable}, tuple(notes))
 
 
 def _reused(reuse: Store, key: Key, entries: dict[Key, cache.CacheEntry], unreadable: dict[Key, Unreadable]) -> bool:

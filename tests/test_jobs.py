@@ -281,6 +281,8 @@ def test_a_restored_clone_with_ten_records_changed_renders_only_what_they_touch(
     res = build(root)
     got = remade(before, root / "output")
     assert res.rendered == len(got), "the jobs counted are the files made anew"
+    assert "read cache (5 authors assembled)" in dict(res.stages), \
+        "the other authors come from .authorsite/ as restored (keyed by content, not dates)"
     allowed = ({"index.html", "feed.xml", "subjects/index.html", "data.json"}
                | {SEARCH})
     outside = {p for p in got if p not in allowed and not p.startswith(
@@ -312,3 +314,23 @@ def test_a_digester_kept_across_plans_gives_what_a_fresh_one_gives() -> None:
         assert got == jobs.Digester(site).digest((held, r, [s]))
         seen.append(got)
     assert seen[0] == seen[2] != seen[1]
+
+
+def test_a_kept_digester_reuses_a_job_digest_only_for_the_same_reads() -> None:
+    """``Digester.reads``: the preview's plans after an edit find a job's digest by the identity
+    of what it reads; a value that is new, or equal but of another type, is digested again."""
+    r = Record(key="arxiv:1", title="T", year=2024)
+    site = _site({"arxiv:1": ("ada",)})
+    kept = jobs.Digester(site)
+    first = kept.reads("p", ("subject", (r,), {"number": 1, "prev": None}))
+    for reads in [("subject", (r,), {"number": 1, "prev": None}),                     # the same, anew
+                  ("subject", (dataclasses.replace(r, title="U"),), {"number": 1, "prev": None}),
+                  ("subject", (r,), {"number": True, "prev": None}),                  # 1 == True
+                  ("subject", [r], {"number": 1, "prev": None}),
+                  ("subject", (r,), {"number": 1, "prev": None, "next": "/2/"})]:
+        assert kept.reads("p", reads) == jobs.Digester(site).digest(reads)
+    assert kept.reads("p", ("subject", (r,), {"number": 1, "prev": None})) == first
+    kept.renew(_site({"arxiv:1": ("ada", "bob")}))
+    assert kept.reads("p", ("subject", (r,), {"number": 1, "prev": None})) != first, "a listing changed"
+    assert kept.reads("q", ("feed", "2024-01-01")) == kept.reads("q", ("feed", "".join(["2024-01-01"])))
+    assert kept.reads("q", ("feed", 1)) != kept.reads("q", ("feed", True))
