@@ -232,6 +232,26 @@ class Subject:
 
 
 @dataclass(frozen=True, slots=True)
+class SubjectHeading:
+    """A subject as each of its pages shows it above that page's own records: names, the count
+    of records and who works there, without the records. A subject page reads this and its slice
+    (generator.render), so a changed record re-renders the page that lists it, not all of them."""
+
+    code: str
+    name: str
+    archive: str
+    archive_name: str
+    group: str
+    group_name: str
+    count: int                                   # len(Subject.records)
+    authors: tuple[tuple[str, int], ...]         # (author slug, record count)
+
+    @classmethod
+    def of(cls, s: Subject) -> SubjectHeading:
+        return cls(s.code, s.name, s.archive, s.archive_name, s.group, s.group_name, len(s.records), s.authors)
+
+
+@dataclass(frozen=True, slots=True)
 class Page:
     """A free Markdown page (content/pages/NAME.md)."""
 

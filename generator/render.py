@@ -24,7 +24,7 @@ from generator import routes
 from generator import assemble
 from generator.errors import SiteError
 from generator.exports import authors_index, to_bibtex, to_csl_json
-from generator.model import Author, Record, SiteModel, Subject
+from generator.model import Author, Record, SiteModel, Subject, SubjectHeading
 from generator.routes import Route, Urls
 from generator.taxonomy import Taxonomy
 from generator.tasks import Task
@@ -79,8 +79,11 @@ def _author_pages(site: SiteModel, a: Author) -> list[PagePlan]:
 
 
 def _subject_pages(s: Subject, per_page: int) -> list[PagePlan]:
-    return [PagePlan(route, "subject.html", {"page_kind": "subject", "subject": s, "records": records, "pager": pager},
-                     group=f"subject:{s.code}", weight=len(records) + 1)
+    """A subject's pages: each reads the subject's heading (names, count, authors) and its own
+    slice of records, so a changed title re-renders one page, not the subject's every page."""
+    heading = SubjectHeading.of(s)
+    return [PagePlan(route, "subject.html", {"page_kind": "subject", "subject": heading, "records": records,
+                                             "pager": pager}, group=f"subject:{s.code}", weight=len(records) + 1)
             for route, records, pager in _paged(s.records, per_page, functools.partial(routes.subject, s.code))]
 
 

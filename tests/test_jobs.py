@@ -201,6 +201,12 @@ def test_parallel_and_incremental_equal_clean_on_a_synthetic_site(tmp_path: Path
     assert must <= got
     assert all(p in must or p == "feed.xml" or p.startswith(tuple(subjects)) for p in got), got
     assert any(p.startswith(tuple(subjects)) for p in got)
+    # each subject page reads its own records and the subject's heading: of a subject's pages,
+    # only the one listing the record is made again (the subject has more than one here)
+    pages = sorted(p for p in got if p.startswith(tuple(subjects)) and p.endswith("index.html"))
+    assert len(pages) == len(record.subjects), pages
+    assert all((root / f"output/{s}page/2/index.html").is_file() for s in subjects), "a subject of one page"
+    assert all("A changed title" in (root / "output" / p).read_text() for p in pages)
     assert "A changed title" in (root / f"output/authors/{a.slug}/index.html").read_text()
     assert_same_as_clean(root, tmp_path, "record")
 
