@@ -6,7 +6,9 @@
 Starts ``authorsite serve --port 0`` on SITE (its first build is not timed), opens the
 author's page in Debian's Chromium (Playwright, headless), then, per edit: writes the author
 file with a new affiliation and times from the write to the new text in the page (the
-watcher's debounce, the update, the reload and the page's own load). The author file is
+watcher's debounce, the update, the reload and the page's own load), each edit ``REST`` seconds
+after the page showed the one before: as a person who reads the page between two edits meets
+it, the preview at rest (the last edit's search planning done), not still busy with it. The author file is
 replaced by a file of its own first (a corpus copied with ``cp -al`` shares its inodes with
 the original, which must not change) and written back as it was at the end.
 ``bench/run.py`` calls ``reload_times`` for its "serve reload" row.
@@ -55,6 +57,13 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
+REST = 2.0   # seconds between the new text showing and the next edit
+# When the reloaded page first painted, on the system clock (ms): Playwright's selector wait polls
+# the new document and adds its own delay to what a reader sees.
+_PAINTED = """() => { const p = performance.getEntriesByName('first-contentful-paint')[0];
+  return p ? performance.timeOrigin + p.startTime : null; }"""
+
+
 def _edited(text: str, n: int) -> str:
     """The author file with a new affiliation (added when it has none)."""
     mark = f"Reload bench {n}"
@@ -84,11 +93,15 @@ def reload_times(site: Path, author_file: Path, edits: int = 3, timeout: float =
             page.wait_for_timeout(500)   # the reload script starts its long poll
             for n in range(1, edits + 1):
                 text = _edited(original.decode("utf-8"), n)
-                t0 = time.perf_counter()
+                t0, wall0 = time.perf_counter(), time.time()
                 author_file.write_text(text, encoding="utf-8")
                 page.wait_for_selector(f"text=Reload bench {n}", timeout=120_000)
-                times.append(time.perf_counter() - t0)
-                page.wait_for_timeout(300)
+                seen = time.perf_counter() - t0
+                painted = page.evaluate(_PAINTED)
+                times.append(min(seen, painted / 1000 - wall0) if painted else seen)
+                print(f"    edit {n}: selector seen after {seen:.3f} s, first paint "
+                      f"{painted / 1000 - wall0 if painted else float('nan'):.3f} s after the write", flush=True)
+                page.wait_for_timeout(REST * 1000)   # a person reads the page between two edits
             browser.close()
     finally:
         _stop(proc)

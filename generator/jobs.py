@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from generator.inputs import code_digest, hash_files, inputs_digest, theme_tops  # noqa: F401 - code_digest, inputs_digest: re-exported
-from generator.model import Record
+from generator.model import Record, SubjectHeading
 
 from generator.tasks import FolderTask, Task
 
@@ -220,16 +220,19 @@ class Digester:
 
 
 _PLAIN = (str, int, float, bool, type(None))
+# Small frozen values made anew by each plan, compared by value (cheap: a few strings and pairs).
+_SMALL = (SubjectHeading,)
 
 
 def _same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
     """Whether two reads are the same values for sure: each the same object or an equal plain value
     of the same type (a feed's date), or a tuple of the same objects, or a dict of the same keys and
-    objects or equal plain values of the same type (a pager)."""
+    objects or equal plain values of the same type (a pager), or an equal small value (a subject's
+    heading)."""
     if len(a) != len(b):
         return False
     for x, y in zip(a, b):
-        if x is y or (type(x) in _PLAIN and type(x) is type(y) and x == y):
+        if x is y or (type(x) in _PLAIN + _SMALL and type(x) is type(y) and x == y):
             continue
         if type(x) is tuple and type(y) is tuple:
             if len(x) != len(y) or not all(map(operator.is_, x, y)):

@@ -314,7 +314,7 @@ def _index(live: LiveSite, state: PreviewState, index: threading.Event, stop: th
     while not stop.is_set():
         if index.wait(0.5):
             index.clear()
-            state.wait_quiet(0.15, 1.0)
+            state.wait_quiet(0.5, 2.0)
             start = time.perf_counter()
             done = live.index_pending()
             if done:
