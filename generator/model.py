@@ -220,29 +220,29 @@ class Author:
 
 
 @dataclass(frozen=True, slots=True)
-class Subject:
+class SubjectNames:
+    """What names an arXiv subject: its code and name, its archive's, its group's."""
+
     code: str
     name: str
     archive: str
     archive_name: str
     group: str
     group_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Subject(SubjectNames):
     records: tuple[Record, ...]                  # newest first, each once
     authors: tuple[tuple[str, int], ...]         # (author slug, record count)
 
 
 @dataclass(frozen=True, slots=True)
-class SubjectHeading:
+class SubjectHeading(SubjectNames):
     """A subject as each of its pages shows it above that page's own records: names, the count
     of records and who works there, without the records. A subject page reads this and its slice
     (generator.render), so a changed record re-renders the page that lists it, not all of them."""
 
-    code: str
-    name: str
-    archive: str
-    archive_name: str
-    group: str
-    group_name: str
     count: int                                   # len(Subject.records)
     authors: tuple[tuple[str, int], ...]         # (author slug, record count)
 
