@@ -74,6 +74,9 @@ ROWS = [
 ]
 SERVE_TARGET_S = 0.5   # issue 12, acceptance 3: seconds, not a ratio
 MEMORY_TARGET = 1.0  # peak memory of our cold build (process tree) / Hugo's (issue 12, acceptance 5)
+# the output each cold run leaves, as the size table names it
+SIZE_NAMES = {"ours_cold": "ours", "ours_cold_nosearch": "ours_nosearch", "hugo_cold": "hugo",
+              "hugo_pagefind": "hugo_pagefind"}
 SEARCH_INDEX = ("search", "index")   # generator.routes.search_index(), as path parts
 
 SEARCH_SNIPPET = """
@@ -596,11 +599,10 @@ def main(argv: list[str] | None = None) -> int:
                     if not (args.no_peer and name == "hugo_pagefind"):
                         step(name, fn)
                 if i == 0:
-                    ours_key, hugo_key = ("ours_nosearch", "hugo_pagefind") if pair[0][0] == "ours_cold_nosearch" \
-                        else ("ours", "hugo")
-                    sizes[ours_key] = tree_stats(out_dir, SEARCH_INDEX)
-                    if runs[hugo_key + ("" if hugo_key == "hugo_pagefind" else "_cold")]:
-                        sizes[hugo_key] = tree_stats(corpus.hugo_dest)
+                    (ours_run, ours_size), (hugo_run, hugo_size) = [(n, SIZE_NAMES[n]) for n, _ in pair]
+                    sizes[ours_size] = tree_stats(out_dir, SEARCH_INDEX)
+                    if runs[hugo_run]:   # not with --no-peer
+                        sizes[hugo_size] = tree_stats(corpus.hugo_dest)
             step("hugo_rebuild", lambda: measure(hugo_cmd, env=hugo_env, timeout=args.timeout))
             step("ours_noop", lambda: measure(ours, timeout=args.timeout))
             edit_author(corpus, author_file, i + 1)

@@ -106,8 +106,3 @@ def read_inputs(root: Path, options: Mapping[str, Any]) -> Inputs:
             name = path[len(prefix):] if path.startswith(prefix) else path
             h.update(f"{name}\0".encode() + d)
     return Inputs(h.hexdigest()[:32], files)
-
-
-def inputs_digest(root: Path, options: Mapping[str, Any]) -> str:
-    """Every file a build reads, by content, and the options: the 'nothing changed' key."""
-    return read_inputs(root, options).digest

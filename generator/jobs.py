@@ -17,7 +17,7 @@ flight (a kill costs a full rebuild, never a stale page) and is ignored when its
 ``FORMAT`` differs. Deleting it is always safe.
 
 A whole-build shortcut stays: the digest of every input file's contents and the options
-(``inputs_digest``); when it equals the manifest's and every recorded output exists, the
+(``inputs.read_inputs``); when it equals the manifest's and every recorded output exists, the
 build stops before loading anything.
 """
 
@@ -35,7 +35,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
-from generator.inputs import code_digest, hash_files, inputs_digest, theme_tops  # noqa: F401 - code_digest, inputs_digest: re-exported
+from generator.inputs import code_digest, hash_files, theme_tops
 from generator.model import Record, SubjectHeading
 
 from generator.tasks import FolderTask, Task
@@ -289,7 +289,7 @@ def manifest_path(root: Path, out_dir: Path) -> Path:
 
 @dataclass(frozen=True, slots=True)
 class Manifest:
-    inputs: str                  # inputs_digest of the build
+    inputs: str                  # the inputs digest of the build (inputs.read_inputs)
     outputs: Mapping[str, str]   # output path (file or folder) -> digest of the job that made it
 
     @classmethod

@@ -76,12 +76,7 @@ def test_screenshots_at_every_width_light_and_dark(base: str, browser) -> None: 
                         assert box and box["width"] == box["height"] and box["width"] >= 60, (name, width, box)
                         page.evaluate("window.scrollTo(0, 0)")
                     problems.extend(f"{name} {width} {scheme}: {p}" for p in watch.problems())
-                    shot = SHOTS / f"{name}-{width}-{scheme}.jpg"
-                    page.screenshot(path=str(shot), type="jpeg", quality=70)
-                    assert shot.stat().st_size < 200_000, f"{shot.name} is {shot.stat().st_size} bytes"
-                    if update:
-                        DOCS.mkdir(parents=True, exist_ok=True)
-                        shutil.copyfile(shot, DOCS / shot.name)
+                    _save_shot(page, f"{name}-{width}-{scheme}.jpg", update)
                 finally:
                     page.close()
     assert not problems, "\n".join(problems)
@@ -151,12 +146,17 @@ def test_search_as_you_type_screenshots_at_every_width(base: str, browser) -> No
                 if not box or box["x"] < 0 or box["x"] + box["width"] > width:
                     problems.append(f"search at {width} px ({scheme}): the panel is cut off: {box}")
                 problems.extend(f"search {width} {scheme}: {p}" for p in watch.problems())
-                shot = SHOTS / f"search-{width}-{scheme}.jpg"
-                page.screenshot(path=str(shot), type="jpeg", quality=70)
-                assert shot.stat().st_size < 200_000, f"{shot.name} is {shot.stat().st_size} bytes"
-                if update:
-                    DOCS.mkdir(parents=True, exist_ok=True)
-                    shutil.copyfile(shot, DOCS / shot.name)
+                _save_shot(page, f"search-{width}-{scheme}.jpg", update)
             finally:
                 page.close()
     assert not problems, "\n".join(problems)
+
+
+def _save_shot(page: object, name: str, update: bool) -> None:
+    """A viewport JPEG under test-artifacts (under 200 KB), copied to docs/screenshots/ when updating."""
+    shot = SHOTS / name
+    page.screenshot(path=str(shot), type="jpeg", quality=70)   # type: ignore[attr-defined]
+    assert shot.stat().st_size < 200_000, f"{shot.name} is {shot.stat().st_size} bytes"
+    if update:
+        DOCS.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(shot, DOCS / shot.name)
