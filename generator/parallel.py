@@ -116,15 +116,11 @@ def _die_with(parent: int) -> None:
         raise SystemExit(128 + signal.SIGTERM)
 
 
-_BLOCKED = {signal.SIGINT, signal.SIGTERM}
-
-
 def _child(share: Sequence[Task | FolderTask], dest: Path, conn: Connection, parent: int) -> None:
     # The parent stops its workers with SIGTERM when it fails, and the kernel does when the
     # parent dies: unwind, so that a tool a task runs is killed and its temporary folder
     # removed (subprocess.run and TemporaryDirectory clean up on the way out).
     signal.signal(signal.SIGTERM, _stop)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, _BLOCKED)   # blocked by the parent around the fork
     _die_with(parent)
     try:
         conn.send(("ok", _run_share(share, dest)))
@@ -151,15 +147,7 @@ def run_tasks(tasks: Sequence[Task | FolderTask], dest: Path, workers: int) -> i
     for share in shares[1:]:
         recv, send = ctx.Pipe(duplex=False)
         proc = ctx.Process(target=_child, args=(share, dest, send, os.getpid()), daemon=True)
-        # A stop signal is held back while the worker starts: one that came in between the fork
-        # and _child's own handler ran the parent's handler in the worker (a traceback on stderr
-        # when the parent, stopping, sent its workers SIGTERM). It reaches the parent after the
-        # start, and a worker once its handler is in place.
-        old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, _BLOCKED)
-        try:
-            proc.start()
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+        proc.start()
         send.close()
         children.append((proc, recv))
     try:
