@@ -80,17 +80,18 @@ def _date(r: Record) -> str:
 def documents(site: SiteModel) -> tuple[list[tuple[str, str]], list[tuple[str, ...]]]:
     """(title, other text) and the result row ``[url, title, authors, year, subjects, by]`` of every
     document, in id order: papers newest first (date, then key), then the free pages."""
-    authors = site.author_by_slug
+    pages = {a.slug: (routes.author(a.slug).url, a.name) for a in site.authors}   # once an author, not a paper
     papers = [(r, slug) for slug, rs in indexed_records(site).items() for r in rs]
     papers.sort(key=lambda p: p[0].key)
     papers.sort(key=lambda p: _date(p[0]), reverse=True)   # stable: the key breaks ties
     texts: list[tuple[str, str]] = []
     rows: list[tuple[str, ...]] = []
+    shown, people = site.authors_shown, site.people
     for r, slug in papers:
-        title, names, ids = document_text(r, site.authors_shown, site.people)
+        title, names, ids = document_text(r, shown, people)
         texts.append((title, f"{names} {ids}"))
-        rows.append((f"{routes.author(slug).url}#{r.anchor}", title, names, str(r.year or ""),
-                     " ".join(r.subjects), authors[slug].name))
+        url, by = pages[slug]
+        rows.append((f"{url}#{r.anchor}", title, names, str(r.year or ""), " ".join(r.subjects), by))
     for p in site.pages:
         texts.append((p.title, page_text(p)))
         rows.append((routes.page(p.name).url, p.title, "", "", "", ""))

@@ -40,11 +40,14 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import operator
 import re
 import unicodedata
 from collections import defaultdict
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
+
+import orjson
 
 FORMAT = 2             # meta.json's "version": search.js refuses any other (2: file names carry their digest)
 CHUNK = 128            # documents per chunk file: a result shown costs one chunk of ~30 KB at most
@@ -74,11 +77,17 @@ def tokens(text: str) -> list[str]:
 
 
 def _deltas(ids: Sequence[int]) -> list[int]:
-    return [ids[0], *(b - a for a, b in zip(ids, ids[1:]))] if ids else []
+    return [ids[0], *map(operator.sub, ids[1:], ids)] if ids else []
 
 
 def _dumps(value: object) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    """Compact UTF-8 JSON: orjson writes the bytes of ``json.dumps(ensure_ascii=False,
+    separators=(",", ":"))`` for these values (text and integers) at a fifth of its time; what it
+    refuses (a lone surrogate) goes through json, as before."""
+    try:
+        return orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def postings(docs: Iterable[tuple[str, str]]) -> dict[str, tuple[list[int], list[int]]]:
