@@ -60,17 +60,24 @@ def listed_by(record_authors: Mapping[str, tuple[str, ...]], r: Record) -> tuple
     return record_authors.get(r.key, ())
 
 
+def _in_several_subjects(r: Record) -> bool:
+    return len(r.subjects) > 1
+
+
 def record_partials(env: jinja2.Environment, site: SiteModel) -> dict[str, Partial]:
     """The partials of a record, each rendered once per process and value (generator.partials).
 
     A record's full entry shows only on its authors' pages, each author holding its own record
     object: it is rendered for each and not kept (keeping every one would cost 250 MB a process
-    at 1,000 x 100, for no reuse). Brief entries (one per subject page) and feed entries
-    (author, subject and site feeds) are kept. Chips and names repeat on thousands of records."""
+    at 1,000 x 100, for no reuse). A brief entry shows on the pages of each of the record's
+    subjects: kept when it has more than one. A feed entry is mostly shown once, in its
+    author's feed (a subject's and the site's feeds show the newest 50 of each, 2,250 entries
+    at 1,000 x 100, against 50,000 in author feeds): not kept, which saved 100 MB over the
+    two processes for 60 ms of renders. Chips and names repeat on thousands of records."""
     return {
         "record_html": Partial(env, "partials/record.html", keep=False),
-        "record_brief": Partial(env, "partials/record_brief.html"),
-        "feed_entry": Partial(env, "partials/feed_entry.xml"),
+        "record_brief": Partial(env, "partials/record_brief.html", keep=_in_several_subjects),
+        "feed_entry": Partial(env, "partials/feed_entry.xml", keep=False),
         "chip": Partial(env, "partials/chip.html", ("code", "primary")),
         "person": Partial(env, "partials/person.html", ("name", "marks", "position")),
     }
