@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import shutil
 import signal
 import sys
@@ -29,7 +30,16 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM (a CI job cancelled, ``kill``): unwinds like Ctrl-C, so every cleanup runs."""
 
 
+_HANDLER_PID = [0]   # the process that set _on_sigterm
+
+
 def _on_sigterm(signum: int, frame: object) -> None:
+    """Unwind the build. In a render process forked before it set its own handler (a SIGTERM
+    from the stopping build can come that early, generator.parallel._child), exit as that
+    handler would: the inherited one raised Terminated there, which multiprocessing printed as
+    a traceback."""
+    if os.getpid() != _HANDLER_PID[0]:
+        raise SystemExit(128 + signum)
     raise Terminated()
 
 
@@ -71,6 +81,7 @@ class _Formatter(logging.Formatter):
 def cli(ctx: click.Context, root: Path, quiet: bool, verbose: bool) -> None:
     """Build static author-profile sites from YAML files and arXiv records."""
     if threading.current_thread() is threading.main_thread():
+        _HANDLER_PID[0] = os.getpid()
         signal.signal(signal.SIGTERM, _on_sigterm)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_Formatter())

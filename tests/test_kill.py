@@ -141,3 +141,26 @@ def _state(pid: int) -> str:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
         return "Z"
+
+
+EARLY_SIGTERM = """
+import multiprocessing, os, signal, time
+from generator import cli
+
+cli._HANDLER_PID[0] = os.getpid()            # as the command line sets it
+signal.signal(signal.SIGTERM, cli._on_sigterm)
+proc = multiprocessing.get_context("fork").Process(target=time.sleep, args=(30,))
+proc.start()                                 # a render process that has not set its own handler yet
+time.sleep(0.5)
+proc.terminate()                             # as a stopping build stops its render processes
+proc.join()
+print(proc.exitcode)
+"""
+
+
+def test_a_render_process_stopped_before_its_own_handler_exits_without_a_traceback() -> None:
+    """A SIGTERM from the stopping build can reach a render process before it sets its own
+    handler: the one it inherited must end it as quietly as its own would (143, no traceback)."""
+    r = subprocess.run([sys.executable, "-c", EARLY_SIGTERM], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "143" and "Traceback" not in r.stderr, (r.stdout, r.stderr)
