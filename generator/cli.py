@@ -7,14 +7,16 @@ is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import logging
+import os
 import shutil
 import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, NoReturn, TypeVar
 
 import click
 
@@ -295,4 +297,29 @@ _accept_verbosity_after_command(cli)
 
 
 def main() -> None:
-    cli(prog_name="authorsite")
+    """The ``authorsite`` script. Ends the process without tearing its heap down: after a build
+    of 1,000 authors the interpreter's own exit spends a second freeing the model, object by
+    object, which nobody needs. Exit handlers and output streams are run and flushed first."""
+    try:
+        cli(prog_name="authorsite")
+        code: object = 0
+    except SystemExit as exc:
+        code = exc.code
+    _exit(code)
+
+
+def _exit(code: object) -> NoReturn:
+    """``sys.exit(code)``'s status and message, then ``os._exit``; a plain exit while another
+    (non-daemon) thread still runs, as the interpreter would wait for it."""
+    if any(t is not threading.main_thread() and not t.daemon for t in threading.enumerate()):
+        sys.exit(code)
+    if code is not None and not isinstance(code, int):
+        print(code, file=sys.stderr)
+        code = 1
+    atexit._run_exitfuncs()   # logging's flush, multiprocessing's cleanup
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):   # a closed pipe: as the interpreter, say nothing
+            pass
+    os._exit(code or 0)
