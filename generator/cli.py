@@ -16,12 +16,15 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any, Callable, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, NoReturn, TypeVar
 
 import click
 
 from generator import __version__
 from generator.errors import SiteError
+
+if TYPE_CHECKING:
+    from generator.sitesize import SiteSize
 
 F = TypeVar("F", bound=Callable[..., Any])
 log = logging.getLogger("generator")
@@ -101,14 +104,15 @@ def build(ctx: click.Context, base_url: str | None, output: Path | None, strict:
     log.info("built %d files (%.1f MB written) for %s, %s, %s in %.2f s -> %s", res.files, res.bytes / 1e6,
              plural(res.authors, "author"), plural(res.records, "record"), plural(res.subjects, "subject"),
              res.seconds, res.out_dir)
-    _report_size(res.out_dir)
+    _report_size(res.out_dir, res.size)
 
 
-def _report_size(out_dir: Path) -> None:
-    """The whole output's size, and a warning past GitHub Pages' limit (generator.sitesize)."""
+def _report_size(out_dir: Path, size: SiteSize | None = None) -> None:
+    """The whole output's size (as the build saw it, else measured now), and a warning past
+    GitHub Pages' limit (generator.sitesize)."""
     from generator.sitesize import limit_warning, measure
 
-    size = measure(out_dir)
+    size = size or measure(out_dir)
     log.info("output: %s", size.describe())
     warning = limit_warning(size, out_dir.name)
     if warning:
