@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from generator.config import SiteConfig
     from generator.model import SiteModel
     from generator.parallel import Pool
+    from generator.sitesize import SiteSize
     from generator.snapshot import Authors
 
 # The rest of the pipeline (Jinja, Markdown, LaTeX, the model) is imported by the steps,
@@ -52,6 +53,7 @@ class BuildResult:
     unchanged: bool = False                      # nothing changed: the previous build was kept as it was
     rendered: int = 0                            # jobs run (files made, the search index)
     reused: int = 0                              # jobs whose last output was kept (inputs unchanged)
+    size: SiteSize | None = None                 # the whole output's files and bytes (None when unchanged)
 
 
 class _Clock:
@@ -108,11 +110,12 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
         site = _assemble(config, authors)
         clock.stage("assemble")
         digester = jobs.Digester(site)
-        authors.seed(digester)
+        last = authors.seed(digester, parsed)
         planned = plan_site(config, site, options, search, digester)
+        authors.keep_digests(digester, parsed, last)
         clock.stage("plan jobs")
         target = (out_dir or config.output_path).resolve()
-        total, rendered = _run(pool, config, planned, target, inputs.digest, clock)
+        total, size, rendered = _run(pool, config, planned, target, inputs.digest, clock)
     log.debug("parsed inputs: %d reused, %d parsed, %d stale entries removed", parsed.hits, parsed.misses,
               parsed.prune())
     for name, seconds in clock.stages:
@@ -122,7 +125,7 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
         out_dir=target, files=sum(1 for j in planned if not j.folder), bytes=total, authors=len(site.authors),
         records=sum(len(a.records) for a in site.authors), subjects=len(site.subjects),
         warnings=tuple(warnings), seconds=clock.seconds(), stages=tuple(clock.stages),
-        rendered=rendered, reused=len(planned) - rendered)
+        rendered=rendered, reused=len(planned) - rendered, size=size)
 
 
 def _unchanged(root: Path, target: Path, inputs: str, clock: _Clock) -> BuildResult | None:
@@ -206,9 +209,9 @@ def plan_site(config: SiteConfig, site: SiteModel, options: dict[str, object], s
 
 
 def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, inputs: str,
-         clock: _Clock) -> tuple[int, int]:
+         clock: _Clock) -> tuple[int, SiteSize, int]:
     """Reuse what is unchanged, run the rest into staging, swap it in, then write the manifest.
-    Returns (bytes written, jobs run)."""
+    Returns (bytes written, the output's size, jobs run)."""
     from generator.output import build_lock, write_site
     from generator.themes import static_dirs
 
@@ -232,7 +235,7 @@ def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, 
         return written
 
     with build_lock(config.root):
-        total = write_site(produce, static_dirs(config.root, config.theme), target, site_root=config.root)
+        total, size = write_site(produce, static_dirs(config.root, config.theme), target, site_root=config.root)
         clock.stage("swap")
         jobs.Manifest(inputs, {j.rel_path: j.digest for j in planned}).write(path)
-    return total, rendered[0]
+    return total, size, rendered[0]

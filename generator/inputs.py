@@ -4,8 +4,10 @@
 once, in a stable order, and gives the digest of each and of them all with the options: the
 'nothing changed' key (``Inputs.digest``), and the content keys of the per-author snapshots
 (generator.snapshot), so a cache file's bytes are never read a second time to know whether
-its author changed. Contents only, never file dates: a fresh clone has new dates and the
-same keys. Kept import-light: the 'nothing changed' check runs before anything else loads.
+its author changed. The keys are contents only, never file dates: a fresh clone has new dates
+and the same keys. Only the reading is saved where a file's stat is what it was when a build
+read it (``_StatCache``, as git's index). Kept import-light: the 'nothing changed' check runs
+before anything else loads.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ import functools
 import hashlib
 import importlib.metadata
 import json
+import marshal
 import os
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -24,6 +28,7 @@ from generator.paths import PACKAGE, builtin_theme_dir
 
 FORMAT = 4   # 4: the inputs digest is made of each file's own digest
 _SKIP_DIRS = ("__pycache__",)
+_STAT_MAGIC = b"authorsite-inputs-stat 1\0"
 # The libraries whose versions can change the bytes of an output.
 _LIBRARIES = ("authorsite", "jinja2", "markupsafe", "markdown", "nh3", "latex2mathml", "pyyaml", "orjson")
 
@@ -93,16 +98,78 @@ class Inputs:
 
 def read_inputs(root: Path, options: Mapping[str, Any]) -> Inputs:
     """Every file a build reads, by content, and the options: the 'nothing changed' key, and
-    each file's digest."""
+    each file's digest (of the bytes read now, or of a file whose stat is what it was when a
+    build read it: ``_StatCache``)."""
     h = hashlib.sha256()
     h.update(f"{FORMAT}\0{code_digest()}\0{json.dumps(dict(options), sort_keys=True)}\0".encode())
     prefix = str(root) + os.sep
     files: dict[str, bytes] = {}
+    known = _StatCache(root)
     for top in [root / "site.yaml", root / "content", *theme_tops(root)]:
         for path in files_under(top):
-            with open(path, "rb") as f:
-                d = hashlib.sha256(f.read()).digest()
+            d = known.digest(path)
             files[path] = d
             name = path[len(prefix):] if path.startswith(prefix) else path
             h.update(f"{name}\0".encode() + d)
+    known.save()
     return Inputs(h.hexdigest()[:32], files)
+
+
+class _StatCache:
+    """Each input's digest by its stat, as git's index keeps them: a file whose size, mtime,
+    ctime and inode are those it had when an earlier build read it has the digest read then, so
+    a rebuild reads only the files that changed (not 210 MB of cache JSON). The digests stay the
+    key of everything: only the reading is saved, and a fresh clone (new stats) reads every file
+    once. Never trusted: an entry of a file modified less than ``_RACY_NS`` before the build that
+    read it started (an edit in the same tick of the file system's clock would leave its stat as
+    it was) is read again; the cache is versioned by the code, checksummed, written atomically,
+    safe to delete."""
+
+    _RACY_NS = 2_000_000_000
+
+    def __init__(self, root: Path) -> None:
+        self.path = root / ".authorsite" / "inputs-stat.bin"
+        self.started = time.time_ns()   # before any file is read
+        self.stamp, self.old = self._load()   # when the build that wrote the entries started
+        self.new: dict[str, tuple[int, int, int, int, bytes]] = {}
+        self.read = 0   # files read now (changed, new, or racy)
+
+    def digest(self, path: str) -> bytes:
+        st = os.stat(path)
+        key = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        e = self.old.get(path)
+        if e is not None and e[:4] == key and e[1] < self.stamp - self._RACY_NS:
+            d = e[4]
+        else:
+            with open(path, "rb") as f:
+                d = hashlib.sha256(f.read()).digest()
+            self.read += 1
+        self.new[path] = (*key, d)
+        return d
+
+    def _load(self) -> tuple[int, dict[str, tuple[int, int, int, int, bytes]]]:
+        try:
+            with open(self.path, "rb") as f:
+                blob = f.read()
+            head = _STAT_MAGIC + code_digest().encode()
+            if blob[:len(head)] == head and hashlib.sha256(blob[len(head) + 32:]).digest() == blob[len(head):len(head) + 32]:
+                stamp, found = marshal.loads(blob[len(head) + 32:])
+                if isinstance(stamp, int) and isinstance(found, dict):
+                    return stamp, found
+        except (OSError, ValueError, EOFError, TypeError):
+            pass   # absent or damaged: every file is read
+        return 0, {}
+
+    def save(self) -> None:
+        """Written when a file was read (or one is gone); a failure costs the next build its reading only."""
+        if not self.read and self.new.keys() == self.old.keys():
+            return
+        payload = marshal.dumps((self.started, self.new), 4)
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(tmp, "wb") as f:
+                f.write(_STAT_MAGIC + code_digest().encode() + hashlib.sha256(payload).digest() + payload)
+            os.replace(tmp, self.path)
+        except OSError:
+            pass

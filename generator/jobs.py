@@ -166,6 +166,34 @@ class Digester:
         for r, d in zip(records, contents, strict=True):
             self._contents[id(r)] = (r, d)
 
+    def listing(self, records: Sequence[Record]) -> bytes:
+        """The digest of which profiled authors list each of ``records``: with the records' contents,
+        all that their digests are made of (``record``)."""
+        listed = self._listed
+        return hashlib.sha256(marshal.dumps(tuple([listed.get(r.key, ()) for r in records]), 2)).digest()
+
+    def known(self, value: object, records: Sequence[Record]) -> tuple[bytes, bytes] | None:
+        """(the digests of ``records`` joined, the encoding of the dataclass ``value``) as made by
+        this generation, or None: what ``keep`` takes back in the next build."""
+        e = self._memo.get(id(value))
+        parts = list(map(self._current.get, map(id, records)))
+        if e is None or None in parts:
+            return None
+        return b"".join(parts), e[1]   # type: ignore[arg-type]
+
+    def keep(self, value: object, records: Sequence[Record], known: tuple[bytes, bytes]) -> None:
+        """Take ``known`` (``known`` of a value equal to ``value`` in an earlier build, made when
+        its records had the same contents and listings): ``value``'s and its records' digests."""
+        joined, encoding = known
+        if len(joined) != 16 * len(records):
+            return
+        listed, gen = self._listed, self._generation
+        for i, r in enumerate(records):
+            d = joined[16 * i:16 * i + 16]
+            self._records[id(r)] = (r, gen, d, listed.get(r.key, ()))
+            self._current[id(r)] = d
+        self._memo[id(value)] = (value, encoding)
+
     def _encode(self, v: object) -> bytes:
         """Tagged bytes; equal values give equal bytes, different values different ones."""
         if v is None or isinstance(v, (bool, int, float)):

@@ -31,6 +31,7 @@ from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable, Iterator
 
 from generator.errors import EXIT_LOCKED, EXIT_OUTPUT, SiteError
+from generator.sitesize import SiteSize
 
 MARKER = ".nojekyll"      # present in every build: how we recognise a folder we made
 _RENAME_EXCHANGE = 2
@@ -166,34 +167,42 @@ def safe_rel(rel_path: str) -> str:
     return p.as_posix()
 
 
-def normalize_tree(root: Path) -> None:
+def normalize_tree(root: Path) -> SiteSize:
     """Give every folder 0755 and every file 0644 whatever the umask (and whatever a task
     created), remove the folders left empty (a staging folder seeded from the spare holds the
     previous build's folders), and refuse anything that is not a plain file or folder (GitHub
-    Pages rejects symlinks and unreadable files)."""
+    Pages rejects symlinks and unreadable files). Returns the files and bytes it holds (one
+    ``lstat`` a file: what ``sitesize.measure`` would walk the tree again for)."""
     os.chmod(root, 0o755)
-    removed: set[str] = set()
-    for dirpath, dirnames, filenames in os.walk(root, topdown=False):
-        kept = [d for d in dirnames if os.path.join(dirpath, d) not in removed]
-        for name in kept + filenames:
-            _normalize(root, os.path.join(dirpath, name))
-        if not kept and not filenames and dirpath != str(root):
-            os.rmdir(dirpath)
-            removed.add(dirpath)
+    files, size, _ = _normalize_dir(root, str(root))
+    return SiteSize(files, size)
 
 
-def _normalize(root: Path, path: str) -> None:
-    st = os.lstat(path)
-    if stat.S_ISDIR(st.st_mode):
-        mode = 0o755
-    elif stat.S_ISREG(st.st_mode):   # (hard links to the previous build's files are fine)
-        mode = 0o644
-    else:
-        rel = os.path.relpath(path, root)
-        raise SiteError(f"the build produced '{rel}', which is not a plain file or folder "
-                        "(a symbolic link?); GitHub Pages refuses those", exit_code=EXIT_OUTPUT)
-    if stat.S_IMODE(st.st_mode) != mode:
-        os.chmod(path, mode)
+def _normalize_dir(root: Path, path: str) -> tuple[int, int, bool]:
+    """(files, bytes, whether it is left empty) of the folder at ``path``, normalized."""
+    files = size = kept = 0
+    with os.scandir(path) as it:
+        found = list(it)
+    for entry in found:
+        st = entry.stat(follow_symlinks=False)
+        if stat.S_ISDIR(st.st_mode):
+            if stat.S_IMODE(st.st_mode) != 0o755:
+                os.chmod(entry.path, 0o755)   # before listing it: a task may have made it unreadable
+            f, b, empty = _normalize_dir(root, entry.path)
+            if empty:
+                os.rmdir(entry.path)
+                continue
+            files, size = files + f, size + b
+        elif stat.S_ISREG(st.st_mode):   # (hard links to the previous build's files are fine)
+            files, size = files + 1, size + st.st_size
+            if stat.S_IMODE(st.st_mode) != 0o644:
+                os.chmod(entry.path, 0o644)
+        else:
+            rel = os.path.relpath(entry.path, root)
+            raise SiteError(f"the build produced '{rel}', which is not a plain file or folder "
+                            "(a symbolic link?); GitHub Pages refuses those", exit_code=EXIT_OUTPUT)
+        kept += 1
+    return files, size, kept == 0
 
 
 def _keep_folders(tree: Path, spare: Path) -> None:
@@ -245,9 +254,10 @@ def _exchange(a: Path, b: Path) -> bool:
 
 
 def write_site(produce: Callable[[Path], int], static_dirs: Iterable[Path], out_dir: Path,
-               site_root: Path | None = None) -> int:
+               site_root: Path | None = None) -> tuple[int, SiteSize]:
     """Write a whole build into staging (``produce`` writes the generated files and the search
-    index there), then swap it in; the previous build stays until then. Returns the bytes written."""
+    index there), then swap it in; the previous build stays until then. Returns the bytes written
+    and the size of the whole output."""
     check_output_dir(out_dir, site_root)
     recover(out_dir)
     staging = staging_dir(out_dir)
@@ -258,7 +268,7 @@ def write_site(produce: Callable[[Path], int], static_dirs: Iterable[Path], out_
         else:
             staging.mkdir(mode=0o755)
         total = write_static(static_dirs, staging) + produce(staging)
-        normalize_tree(staging)
+        size = normalize_tree(staging)
         swap_in(staging, out_dir)
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
@@ -267,4 +277,4 @@ def write_site(produce: Callable[[Path], int], static_dirs: Iterable[Path], out_
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return total
+    return total, size

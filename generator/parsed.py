@@ -5,8 +5,8 @@ author YAML through a line-tracking loader and the schema checks, the cache JSON
 record fields). Each parsed value is kept in ``.authorsite/parsed/<version>/``, one file
 per input, named by the SHA-256 of what was parsed (the input's kind, its name, its bytes).
 
-Keyed by content, not by (path, size, mtime): the build reads and digests every input's
-bytes anyway (``inputs.read_inputs``), hashing is a tenth of parsing, and a checkout or a
+Keyed by content, not by (path, size, mtime): the build knows every input's digest anyway
+(``inputs.read_inputs``), hashing is a tenth of parsing, and a checkout or a
 CI cache restore gives every file a new mtime with the same content, which a stat key
 would miss (and a stat key alone could be fooled by an edit within the clock's tick).
 

@@ -11,6 +11,7 @@ from test_jobs import assert_same_as_clean, synthetic_site
 
 from generator.build import build
 from generator.output import spare_dir
+from generator.sitesize import measure
 
 
 def _files(top: Path) -> list[str]:
@@ -30,8 +31,9 @@ def test_a_build_seeded_from_the_spare_gives_a_clean_build(tmp_path: Path) -> No
     (spare / "index.html" / "deep").mkdir(parents=True)
     (spare / "authors" / "gone" / "deeper").mkdir(parents=True)
     author.write_text(author.read_text().replace("Elsewhere", "Somewhere"))
-    build(root, workers=1)
+    res = build(root, workers=1)
     assert (root / "output/index.html").is_file() and not (root / "output/authors/gone").exists()
+    assert res.size == measure(root / "output"), "the size the build saw is the output's"
     assert_same_as_clean(root, tmp_path, "spare")
 
 

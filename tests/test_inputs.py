@@ -1,0 +1,68 @@
+"""The digests of a build's inputs (generator.inputs): by content always; a file whose stat is
+what it was when an earlier build read it is not read again, unless it was modified too close to
+that read to tell (racy), and a damaged or foreign stat cache is only a cost."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from pathlib import Path
+
+from generator.inputs import _StatCache, read_inputs
+
+
+def _site(root: Path) -> Path:
+    (root / "content/authors").mkdir(parents=True)
+    (root / "site.yaml").write_text("title: T\n")
+    for i in range(3):
+        path = root / f"content/authors/a{i}.yaml"
+        path.write_text(f"name: A{i}\n")
+        old = time.time_ns() - 10_000_000_000
+        os.utime(path, ns=(old, old))
+    return root
+
+
+def _reads(root: Path) -> int:
+    """How many files a pass of the stat cache reads (and keeps what it read, as a build does)."""
+    from generator.inputs import files_under, theme_tops
+
+    known = _StatCache(root)
+    for top in [root / "site.yaml", root / "content", *theme_tops(root)]:
+        for path in files_under(top):
+            assert known.digest(path) == hashlib.sha256(Path(path).read_bytes()).digest()
+    known.save()
+    return known.read
+
+
+def test_unchanged_files_are_not_read_again_and_racy_ones_are(tmp_path: Path) -> None:
+    root = _site(tmp_path)
+    total = _reads(root)
+    assert total > 4
+    time.sleep(2.1)   # site.yaml and the theme files were modified less than 2 s before: racy then
+    assert _reads(root) == 1   # site.yaml, written just before the first pass
+    assert _reads(root) == 0
+    author = root / "content/authors/a1.yaml"
+    st = author.stat()
+    author.write_text("name: B1\n")   # same size and mtime: the ctime tells
+    os.utime(author, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert _reads(root) == 1
+
+
+def test_digests_are_of_the_contents_whatever_the_stat_cache_holds(tmp_path: Path) -> None:
+    root = _site(tmp_path)
+    want = read_inputs(root, {})
+    cache = root / ".authorsite/inputs-stat.bin"
+    assert cache.is_file()
+    total = len(want.files)
+    good = cache.read_bytes()
+    for damaged in (good[:-5] + b"xxxxx", b"", good.replace(b"stat 1", b"stat 9"), good[:60]):
+        cache.write_bytes(damaged)
+        assert _reads(root) == total   # every file read again
+        cache.write_bytes(damaged)
+        assert read_inputs(root, {}) == want
+    cache.unlink()
+    assert read_inputs(root, {}) == want
+    author = root / "content/authors/a2.yaml"
+    author.write_text("name: C2\n")
+    assert read_inputs(root, {}).files[str(author)] == hashlib.sha256(b"name: C2\n").digest()
