@@ -24,6 +24,7 @@ refuses. A port in use is one line of error and exit 1. ``serve`` never fetches.
 from __future__ import annotations
 
 import errno
+import gc
 import html
 import logging
 import posixpath
@@ -237,7 +238,10 @@ def _rebuild(live: LiveSite, state: PreviewState, changed: list[str] | None, ind
     """Update the preview with what changed (None: anything may have). Each open page reloads as
     soon as its own file is written: after an edit of authors' files, those authors' files come
     first, then the rest of the pages (``LiveSite.catch_up``: the home page, subjects, feeds);
-    ``index`` wakes the thread that writes the search index."""
+    ``index`` wakes the thread that writes the search index. What is loaded is then kept out of
+    the cyclic GC (``gc.freeze``; each update's render pool unfreezes it as it ends): a full collection
+    scanned the model of 1,000 x 100 for 0.9 s at any moment, during the next edit's update or
+    while a page is served. What an update drops is freed by its reference counts."""
     published: list[float] = []
     start = time.perf_counter()
     told = [0]
@@ -252,6 +256,7 @@ def _rebuild(live: LiveSite, state: PreviewState, changed: list[str] | None, ind
             state.wait_reloaded(1.0)
         rest = live.catch_up(pages_ready)
         done += [rest] if rest is not None else []
+        gc.freeze()
     except SiteError as exc:
         kept = ("still serving the last good build" if live.out_dir.is_dir()
                 else "serving the error page until it is fixed")
@@ -284,6 +289,7 @@ def _index(live: LiveSite, state: PreviewState, index: threading.Event, stop: th
             state.wait_quiet(0.5, 2.0)
             start = time.perf_counter()
             done = live.index_pending()
+            gc.freeze()
             if done:
                 log.info("search index caught up in %.2f s", time.perf_counter() - start)
 
