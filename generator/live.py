@@ -3,17 +3,21 @@
 A CLI build starts from nothing: it reads every input, assembles every author and digests
 every job. The preview does that once; then, told by the watcher which files changed, it
 re-reads only those (an author file through the parsed-input cache, a cache file through
-``store.read_all(reuse=...)``), re-assembles only the authors whose inputs changed (the rest
-are the same objects), plans with one digester kept across edits (a record's digest is
+``store.read_all(reuse=...)``; an edit of author files that leaves every author's sources as
+they were keeps the store as it is), re-assembles only the authors whose inputs changed (the
+rest are the same objects), plans with one digester kept across edits (a record's digest is
 computed once while the authors listing it stay the same), and renders only the jobs whose
 digest differs from what is in the preview folder. When an edit leaves every author's
 records as they were (a name, an affiliation, a bio), the site-wide parts of the model
 (the subject index, who lists which record) are kept too.
 
 Pages are written in place, each through ``os.replace`` (a request sees the old file or the
-new one; the preview folder is private to the server), and the page reload is announced
-before the search index is planned and written again: the search catches up a moment later
-(serve plans it once the reloaded page has been served, ``plan_later``). A job whose reads
+new one; the preview folder is private to the server), and announced as they are written, in
+serve's order (``later``): after an edit of author files only, those authors' own files (page,
+feed, exports: ``render.author_tasks``, planned with the digests the whole plan gives them) are
+written and announced first, then every page is planned (``catch_up``: the home page, subject
+pages and feeds the edit touched), and the search index is planned and written last
+(``plan_later``, ``index_pending``): the edited page does not wait for the rest. A job whose reads
 are the very objects of its last plan keeps its digest (``jobs.Digester.reads``), so
 planning after an edit costs the jobs the edit touched, not every page's context. An edit
 elsewhere than the author and cache files (site.yaml, a page) loads the whole configuration
@@ -27,19 +31,19 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import os
 import shutil
 import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Collection, Iterable
 
 from generator import jobs
 from generator.build import load_config, plan_site
 from generator.errors import SiteError
 from generator.parsed import ParsedInputs
+from generator.preview_files import move_in, remove
 
 if TYPE_CHECKING:
     import jinja2
@@ -52,7 +56,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_CONTENT = ("content/authors/", "content/cache/")     # edits that change authors and records only
+_AUTHORS = "content/authors/"
+_CONTENT = (_AUTHORS, "content/cache/")     # edits that change authors and records only
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +69,29 @@ class Update:
     seconds: float
     stages: tuple[tuple[str, float], ...]
     whole: bool                                     # a new folder (theme, templates, static files), not in place
+
+
+PagesReady = Callable[[Collection[str] | None], None]   # the output paths just written (None: all of them)
+
+
+def _nothing(_paths: Collection[str] | None) -> None:
+    pass
+
+
+class _Clock:
+    """The stages of one update, timed."""
+
+    def __init__(self) -> None:
+        self.start = self.mark = time.perf_counter()
+        self.stages: list[tuple[str, float]] = []
+
+    def __call__(self, name: str) -> None:
+        now = time.perf_counter()
+        self.stages.append((name, now - self.mark))
+        self.mark = now
+
+    def update(self, rendered: int, planned: int, whole: bool) -> Update:
+        return Update(rendered, planned - rendered, time.perf_counter() - self.start, tuple(self.stages), whole)
 
 
 class LiveSite:
@@ -82,20 +110,47 @@ class LiveSite:
         self._env: jinja2.Environment | None = None    # templates compiled once, until they change
         self._stale: set[str] | None = None          # changed since the last good update (None: anything)
         self.pending: dict[str, jobs.Job] = {}       # the search index to write again: path -> job
-        self._later = False                          # this update leaves the search plan to plan_later
+        self._later = False                          # this update leaves the rest to catch_up and plan_later
+        self._rest: tuple[SiteConfig, SiteModel] | None = None   # the pages left to plan (catch_up)
         self._due: tuple[SiteConfig, SiteModel, list[jobs.Job]] | None = None   # (config, site, pages planned)
         self._lock = threading.Lock()                 # update and index_pending take turns on the folder
 
-    def update(self, changed: Iterable[str] | None, pages_ready: Callable[[], None] = lambda: None,
-               later: bool = False) -> Update:
+    def update(self, changed: Iterable[str] | None, pages_ready: PagesReady = _nothing, later: bool = False) -> Update:
         """Bring the preview's pages up to date. ``changed``: the paths (relative to the root)
-        changed since the last call, None when anything may have. ``pages_ready`` is called once,
-        when the pages are in place. The search index to write again is left in ``pending``
-        (``index_pending``), except when a new folder is written. ``later``: the search index
-        is planned by ``index_pending`` too (serve: after the reloaded page is served)."""
+        changed since the last call, None when anything may have. ``pages_ready`` is called with the
+        output paths written (None: a new folder) once they are in place. The search index to write
+        again is left in ``pending`` (``index_pending``), except when a new folder is written.
+        ``later`` (serve: the rest waits for the reloaded page to be served): after an edit of
+        authors' files only, only those authors' own files (page, feed, exports) are planned and
+        written, the rest of the pages by ``catch_up``; the search index is planned by
+        ``index_pending``."""
         with self._lock:
             self._later = later
             return self._update(changed, pages_ready)
+
+    @property
+    def behind(self) -> bool:
+        """Whether the last update left pages to ``catch_up``."""
+        return self._rest is not None
+
+    def catch_up(self, pages_ready: PagesReady = _nothing) -> Update | None:
+        """Plan every page an update left for later (``later``) and write the changed ones; None
+        when none was left."""
+        from generator.parallel import Pool
+
+        with self._lock:
+            rest, self._rest = self._rest, None
+            if rest is None:
+                return None
+            config, site = rest
+            clock = _Clock()
+            with Pool(1) as pool:
+                planned = plan_site(config, site, self.options, False, self._digester, self._env)
+                clock("plan pages")
+                rendered = self._write_pages(pool, planned, pages_ready)
+                clock("render and write")
+            self._due = (config, site, planned)
+            return clock.update(rendered, len(planned), False)
 
     def plan_later(self) -> None:
         """Plan the search index an update left for later, and remove the outputs no longer made."""
@@ -109,7 +164,7 @@ class LiveSite:
                     self._settle(planned + plan_site(config, site, self.options, self.search, self._digester,
                                                      self._env, pages=False))
 
-    def _update(self, changed: Iterable[str] | None, pages_ready: Callable[[], None]) -> Update:
+    def _update(self, changed: Iterable[str] | None, pages_ready: PagesReady) -> Update:
         from generator.parallel import Pool
         from generator.store import read_all
 
@@ -118,32 +173,24 @@ class LiveSite:
         elif self._stale is not None:
             self._stale.update(changed)
         stale = self._stale
-        start = mark = time.perf_counter()
-        stages: list[tuple[str, float]] = []
-
-        def stage(name: str) -> None:
-            nonlocal mark
-            now = time.perf_counter()
-            stages.append((name, now - mark))
-            mark = now
-
+        clock = _Clock()
         whole = stale is None or not self.outputs or any(not p.startswith(_CONTENT) for p in stale)
         with Pool(1) as pool:
             config = self._load(stale, whole)
-            stage("load")
-            store = read_all(config, parsed=self.parsed, reuse=None if stale is None else self.store,
-                             stale={self.root / p for p in stale or ()})
+            clock("load")
+            store = self._read(config, stale) or read_all(config, parsed=self.parsed, reuse=None if stale is None
+                                                         else self.store, stale={self.root / p for p in stale or ()})
             for w in (*store.warnings, *store.notes):
                 log.warning("%s", w)
-            stage("read cache")
+            clock("read cache")
             site = self._assemble(config, store)
-            stage("assemble")
-            rendered, total, looks = self._plan_and_write(pool, config, site, stale, whole, pages_ready, stage)
+            clock("assemble")
+            rendered, total, looks = self._plan_and_write(pool, config, site, stale, whole, pages_ready, clock)
         self.config, self.store, self.site, self._stale = config, store, site, set()
-        return Update(rendered, total - rendered, time.perf_counter() - start, tuple(stages), looks)
+        return clock.update(rendered, total, looks)
 
     def _plan_and_write(self, pool: Pool, config: SiteConfig, site: SiteModel, stale: set[str] | None, whole: bool,
-                        pages_ready: Callable[[], None], stage: Callable[[str], None]) -> tuple[int, int, bool]:
+                        pages_ready: PagesReady, stage: Callable[[str], None]) -> tuple[int, int, bool]:
         """Plan the jobs and bring the folder up to date: (jobs run, jobs planned, a new folder?).
         In place, the pages are planned and written first and the search index planned after
         the reload (its jobs are left pending): an edit's page is not kept waiting for it."""
@@ -153,13 +200,21 @@ class LiveSite:
 
             self._env = make_environment(config.root, config.theme)
         looks = stale is None or any(not p.startswith("content/") for p in stale)   # theme, static files
-        self._due = None
+        self._due = self._rest = None
         if looks or not self.out_dir.is_dir():
             planned = plan_site(config, site, self.options, self.search, self._digester, self._env)
             stage("plan jobs")
             rendered = self._write_all(pool, config, planned, pages_ready)
             stage("render and write")
             return rendered, len(planned), True
+        edited = None if whole or not self._later else self._edited(site)
+        if edited is not None:
+            planned = self._plan_authors(config, site, edited)
+            stage(f"plan {len(edited)} author{'' if len(edited) == 1 else 's'}")
+            rendered = self._write_pages(pool, planned, pages_ready)
+            stage("render and write")
+            self._rest = (config, site)
+            return rendered, len(planned), False
         planned = plan_site(config, site, self.options, False, self._digester, self._env)
         stage("plan pages")
         rendered = self._write_pages(pool, planned, pages_ready)
@@ -172,18 +227,45 @@ class LiveSite:
         stage("plan search")
         return rendered, len(planned) + len(search), False
 
+    def _edited(self, site: SiteModel) -> set[str] | None:
+        """The authors made anew by this update (unchanged ones are the same objects), or None when
+        authors were added, removed or reordered (their files' paths are then planned anew)."""
+        old = self.site
+        if old is None or [a.slug for a in old.authors] != [a.slug for a in site.authors]:
+            return None
+        return {a.slug for a, b in zip(site.authors, old.authors) if a is not b}
+
+    def _plan_authors(self, config: SiteConfig, site: SiteModel, slugs: set[str]) -> list[jobs.Job]:
+        """These authors' own files as jobs, with the digests the whole plan gives them."""
+        from generator.render import author_tasks
+        from generator.taxonomy import load_taxonomy
+
+        assert self._env is not None and self._digester is not None
+        tasks = author_tasks(self._env, site, load_taxonomy(), slugs, root=config.root)
+        return jobs.plan_jobs(tasks, site, jobs.common_digest(config.root, site, self.options), self._digester)
+
     def _load(self, stale: set[str] | None, whole: bool) -> SiteConfig:
         """The configuration: all of it again, or only the author files when nothing else changed."""
         from generator.config import load_authors
 
         if whole or self.config is None or stale is None:
             return load_config(self.root, self.base_url, self.parsed)
-        if not any(p.startswith("content/authors/") for p in stale):
+        if not any(p.startswith(_AUTHORS) for p in stale):
             return self.config
         authors = load_authors(self.root, self.parsed, {a.path: a for a in self.config.authors if a.path not in stale})
         if not authors:
             return load_config(self.root, self.base_url, self.parsed)   # reports it as the build does
         return dataclasses.replace(self.config, authors=authors)
+
+    def _read(self, config: SiteConfig, stale: set[str] | None) -> Store | None:
+        """The last store, when only author files changed and every author reads the sources it
+        read (a name, an affiliation edited): it is what reading the cache again would give."""
+        old = self.config
+        if stale is None or self.store is None or old is None or not all(p.startswith(_AUTHORS) for p in stale):
+            return None
+        if [(a.slug, a.sources) for a in config.authors] != [(a.slug, a.sources) for a in old.authors]:
+            return None
+        return self.store
 
     def _assemble(self, config: SiteConfig, store: Store) -> SiteModel:
         """The model: unchanged authors as they were; the site-wide parts too when no author's
@@ -205,8 +287,10 @@ class LiveSite:
     def _author(self, a: AuthorConfig, store: Store, tax: Taxonomy, citations: str | None) -> Author:
         from generator.assemble import assemble_author
 
-        entries = tuple(store.entry(a.slug, s) for s in a.sources)
         hit = self._authors.get(a.slug)
+        if hit is not None and hit[0] is a and store is self.store:
+            return hit[2]                         # the same configuration, reading the same cache
+        entries = tuple(store.entry(a.slug, s) for s in a.sources)
         if hit is not None and len(hit[1]) == len(entries) and all(x is y for x, y in zip(hit[1], entries)) \
                 and hit[0] == a:
             return hit[2]
@@ -214,8 +298,7 @@ class LiveSite:
         self._authors[a.slug] = (a, entries, author)
         return author
 
-    def _write_all(self, pool: Pool, config: SiteConfig, planned: list[jobs.Job],
-                   pages_ready: Callable[[], None]) -> int:
+    def _write_all(self, pool: Pool, config: SiteConfig, planned: list[jobs.Job], pages_ready: PagesReady) -> int:
         """A new preview folder (static files copied again), reusing the unchanged jobs' files."""
         from generator.output import write_site
         from generator.themes import static_dirs
@@ -231,10 +314,10 @@ class LiveSite:
         self.outputs, self.pending = {}, {}
         write_site(produce, static_dirs(config.root, config.theme), self.out_dir, site_root=config.root)
         self.outputs = {j.rel_path: j.digest for j in planned}
-        pages_ready()
+        pages_ready(None)
         return len(run)
 
-    def _write_pages(self, pool: Pool, planned: list[jobs.Job], pages_ready: Callable[[], None]) -> int:
+    def _write_pages(self, pool: Pool, planned: list[jobs.Job], pages_ready: PagesReady) -> int:
         """Render the changed pages aside and move each into the preview folder."""
         run = [j for j in planned if self.outputs.get(j.rel_path) != j.digest]
         incoming = Path(tempfile.mkdtemp(prefix=".incoming-", dir=self.out_dir.parent))
@@ -244,7 +327,7 @@ class LiveSite:
             raise SiteError(f"cannot write the preview: {exc.strerror or exc}", path=exc.filename) from exc
         finally:
             shutil.rmtree(incoming, ignore_errors=True)
-        pages_ready()
+        pages_ready(frozenset(j.rel_path for j in run))
         return len(run)
 
     def _settle(self, planned: list[jobs.Job]) -> None:
@@ -253,7 +336,7 @@ class LiveSite:
         self.pending = {j.rel_path: j for j in planned if j.folder and self.outputs.get(j.rel_path) != j.digest}
         try:
             for rel in set(self.outputs) - {j.rel_path for j in planned}:
-                _remove(self.out_dir, rel)
+                remove(self.out_dir, rel)
                 del self.outputs[rel]
         except OSError as exc:
             raise SiteError(f"cannot write the preview: {exc.strerror or exc}", path=exc.filename) from exc
@@ -278,7 +361,7 @@ class LiveSite:
                 normalize_tree(incoming)
                 with self._lock:
                     if self.pending.get(rel) is job:
-                        _move_in(incoming, self.out_dir, rel)
+                        move_in(incoming, self.out_dir, rel)
                         self.outputs[rel] = job.digest
                         del self.pending[rel]
                         done += 1
@@ -298,32 +381,5 @@ class LiveSite:
         pool.run([j.task for j in batch], incoming)
         normalize_tree(incoming)
         for job in batch:
-            _move_in(incoming, self.out_dir, job.rel_path)
+            move_in(incoming, self.out_dir, job.rel_path)
             self.outputs[job.rel_path] = job.digest
-
-
-def _move_in(incoming: Path, out_dir: Path, rel: str) -> None:
-    """Replace ``out_dir/rel`` (a file, or a folder) by ``incoming/rel``."""
-    src, dest = incoming / rel, out_dir / rel
-    dest.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
-    if src.is_dir():
-        old = incoming / f".old-{os.getpid()}"
-        if dest.exists():
-            os.rename(dest, old)
-        os.rename(src, dest)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.replace(src, dest)
-
-
-def _remove(out_dir: Path, rel: str) -> None:
-    """Remove an output no longer made, and the folders it leaves empty (a clean build has none)."""
-    path = out_dir / rel
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        path.unlink(missing_ok=True)
-    for parent in path.parents:
-        if parent == out_dir or not parent.is_relative_to(out_dir) or any(parent.iterdir()):
-            break
-        parent.rmdir()

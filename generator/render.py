@@ -16,7 +16,7 @@ import math
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Collection, Iterable
 
 import jinja2
 
@@ -24,7 +24,7 @@ from generator import routes
 from generator import assemble
 from generator.errors import SiteError
 from generator.exports import authors_index, to_bibtex, to_csl_json
-from generator.model import Author, Record, SiteModel, Subject, SubjectHeading
+from generator.model import Author, Photo, Record, SiteModel, Subject, SubjectHeading
 from generator.routes import Route, Urls
 from generator.taxonomy import Taxonomy
 from generator.tasks import Task
@@ -138,30 +138,53 @@ def plan_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy, roo
     """Every file of the site as a task: pages, feeds, exports, the authors' index, sitemap,
     robots.txt, .nojekyll, CNAME and (given the site's ``root``) the authors' photos; each
     names what it reads."""
-    env.globals.update(template_globals(env, site, taxonomy))
-    env.filters.update(template_filters(env.globals))
+    _set_globals(env, site, taxonomy)
     plans = plan_pages(site, taxonomy)
-    tasks = [Task(p.rel_path, functools.partial(_render_bytes, env, p), p.group, p.weight,
-                  tuple(p.context.values())) for p in plans]
+    tasks = [_page_task(env, p) for p in plans]
     for a in site.authors:
-        group, weight = f"author:{a.slug}", len(a.records) // 2 + 1
-        tasks.append(Task(routes.author_bibtex(a.slug).path, functools.partial(to_bibtex, a), group, weight, (a,)))
-        tasks.append(Task(routes.author_csl(a.slug).path, functools.partial(to_csl_json, a), group, weight, (a,)))
+        tasks += _export_tasks(a)
     index = tuple((a.slug, a.name, len(a.records)) for a in site.authors)
     tasks.append(Task(routes.authors_index().path, functools.partial(authors_index, site), reads=(index,)))
     urls = [p.route.url for p in plans if p.in_sitemap]
     sitemap = PagePlan(routes.sitemap(), "sitemap.xml", {"urls": urls}, in_sitemap=False)
     tasks.append(Task(sitemap.rel_path, functools.partial(_render_bytes, env, sitemap), reads=(urls,)))
-    return tasks + _static_tasks(site) + _photo_tasks(site, root)
+    return tasks + _static_tasks(site) + [_photo_task(root, a.slug, a.photo) for a in site.authors
+                                                   if root is not None and a.photo]
 
 
-def _photo_tasks(site: SiteModel, root: Path | None) -> list[Task]:
-    """Each author's photo, copied: the job reads the file's content digest."""
-    if root is None:
-        return []
-    return [Task(routes.author_photo(a.slug, a.photo.suffix).path,
-                 functools.partial((root / a.photo.source).read_bytes), f"author:{a.slug}", 1, (a.photo.digest,))
-            for a in site.authors if a.photo]
+def author_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy, slugs: Collection[str],
+                 root: Path | None = None) -> list[Task]:
+    """The tasks of these authors' own files only (page, feed, exports, photo), made as
+    ``plan_tasks`` makes them (the same paths, reads and digests): the preview renders an edited
+    author's files first, before it plans the rest of the site."""
+    _set_globals(env, site, taxonomy)
+    tasks = []
+    for a in site.authors:
+        if a.slug in slugs:
+            tasks += [_page_task(env, p) for p in _author_pages(site, a)] + _export_tasks(a)
+            tasks += [_photo_task(root, a.slug, a.photo)] if root is not None and a.photo else []
+    return tasks
+
+
+def _set_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> None:
+    env.globals.update(template_globals(env, site, taxonomy))
+    env.filters.update(template_filters(env.globals))
+
+
+def _page_task(env: jinja2.Environment, p: PagePlan) -> Task:
+    return Task(p.rel_path, functools.partial(_render_bytes, env, p), p.group, p.weight, tuple(p.context.values()))
+
+
+def _export_tasks(a: Author) -> list[Task]:
+    group, weight = f"author:{a.slug}", len(a.records) // 2 + 1
+    return [Task(routes.author_bibtex(a.slug).path, functools.partial(to_bibtex, a), group, weight, (a,)),
+            Task(routes.author_csl(a.slug).path, functools.partial(to_csl_json, a), group, weight, (a,))]
+
+
+def _photo_task(root: Path, slug: str, photo: Photo) -> Task:
+    """An author's photo, copied: the job reads the file's content digest."""
+    return Task(routes.author_photo(slug, photo.suffix).path, functools.partial((root / photo.source).read_bytes),
+                f"author:{slug}", 1, (photo.digest,))
 
 
 def _static_tasks(site: SiteModel) -> list[Task]:

@@ -3,13 +3,12 @@
 The preview is built into a temporary folder with base_url set to the server's own
 address (so links work locally whatever site.yaml says; output/ is never touched).
 The site stays in memory between edits (generator.live): an edit re-reads only the
-changed files and re-renders only the pages it touches; the page reloads as soon as
-they are written, and the search index is written again just after.
+changed files and re-renders only the pages it touches: after an edit of an author's
+files, that author's own files first, then the rest of the pages, then the search index.
 A watcher (serve_watch.py) rebuilds on changes to site.yaml, content/, themes/,
-templates/ and static/, debounced, including those folders made after start, and
-never on what the build or the tools write. Every open page runs a small script, injected
-into HTML *responses* only (never into files), that long-polls
-``/__livereload/<epoch>`` and reloads when the epoch moves on (as MkDocs does).
+templates/ and static/, including those folders made after start, and never on what the
+build or the tools write. Each open page reloads as soon as its own file is written
+(generator.reload: a script injected into HTML responses long-polls for it).
 A failed rebuild keeps the last good build on disk but answers HTML requests with
 an error page naming the file and line; the next good build recovers by itself.
 A site broken at start is served the same way (the error page, until it is fixed).
@@ -25,6 +24,7 @@ refuses. A port in use is one line of error and exit 1. ``serve`` never fetches.
 from __future__ import annotations
 
 import errno
+import gc
 import html
 import logging
 import posixpath
@@ -34,11 +34,13 @@ import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from typing import Collection
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from generator import routes
 from generator.errors import SiteError
 from generator.live import LiveSite
+from generator.reload import PreviewState, inject
 from generator.serve_watch import CONFIG, INPUT_DIRS, watch_inputs
 
 log = logging.getLogger(__name__)
@@ -52,52 +54,12 @@ _TYPES = {
     ".txt": "text/plain; charset=utf-8", ".png": "image/png", ".jpg": "image/jpeg", ".ico": "image/x-icon",
     ".bib": "text/plain; charset=utf-8", ".woff2": "font/woff2", ".wasm": "application/wasm",
 }
-_SCRIPT = """<script>
-(function () {
-  var epoch = "%s";
-  function poll() {
-    fetch("/__livereload/" + epoch, {cache: "no-store"}).then(function (r) { return r.text(); })
-      .then(function (t) { if (t !== epoch) { location.reload(); } else { poll(); } })
-      .catch(function () { setTimeout(poll, 1000); });
-  }
-  poll();
-})();
-</script>"""
 _ERROR_PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Build failed</title>
 <style>body{font:1rem/1.5 system-ui,sans-serif;margin:2rem;color:#1b1f24;background:#fff}
 pre{background:#fff4f4;border:1px solid #c33;padding:1rem;white-space:pre-wrap}</style></head>
 <body><main><h1>Build failed</h1><p>The last good build is kept; fix the problem and save: this page reloads by itself.</p>
 <pre id="build-error">%s</pre></main></body></html>"""
-
-
-class PreviewState:
-    """What the server shows: the build folder, the reload epoch, the last error."""
-
-    def __init__(self, out_dir: Path) -> None:
-        self.out_dir = out_dir
-        self.epoch = 0
-        self.error: str | None = None
-        self.cond = threading.Condition()
-        self.last_request = 0.0          # time.monotonic() of the last request answered
-
-    def wait_quiet(self, quiet: float, limit: float) -> None:
-        """Wait until no request came for ``quiet`` seconds (at most ``limit``): the pages that
-        reload after an edit are served before the search index is planned and built."""
-        deadline = time.monotonic() + limit
-        while (now := time.monotonic()) < deadline and now - self.last_request < quiet:
-            time.sleep(min(quiet, deadline - now))
-
-    def publish(self, error: str | None) -> None:
-        with self.cond:
-            self.error = error
-            self.epoch += 1
-            self.cond.notify_all()
-
-    def wait_past(self, epoch: int, timeout: float) -> int:
-        with self.cond:
-            self.cond.wait_for(lambda: self.epoch != epoch, timeout=timeout)
-            return self.epoch
 
 
 class PreviewServer(ThreadingHTTPServer):
@@ -170,10 +132,11 @@ class PreviewHandler(BaseHTTPRequestHandler):
             self._long_poll(rel.split("/", 1)[1], body)
             return
         state = self.server.state
+        epoch = state.epoch              # before the file is read: a change after it reloads the page
         file = self._find_file(state.out_dir, rel)
         if state.error is not None and (file.suffix if file else posixpath.splitext(rel)[1]) in ("", ".html"):
             page = (_ERROR_PAGE % html.escape(state.error)).encode("utf-8")
-            self._send(HTTPStatus.INTERNAL_SERVER_ERROR, self._inject(page), _TYPES[".html"], body)
+            self._send(HTTPStatus.INTERNAL_SERVER_ERROR, inject(page, epoch), _TYPES[".html"], body)
             return
         if file is None:
             self._not_found(body)
@@ -185,7 +148,7 @@ class PreviewHandler(BaseHTTPRequestHandler):
             return
         ctype = _TYPES.get(file.suffix, "application/octet-stream")
         if file.suffix == ".html":
-            data = self._inject(data)
+            data = inject(data, epoch, file.relative_to(state.out_dir).as_posix())
         self._send(HTTPStatus.OK, data, ctype, body)
 
     def _host_ok(self) -> bool:
@@ -240,7 +203,8 @@ class PreviewHandler(BaseHTTPRequestHandler):
         page = self.server.state.out_dir / routes.not_found().path
         data = page.read_bytes() if page.is_file() and not page.is_symlink() else b"not found\n"
         ctype = _TYPES[".html"] if page.is_file() else "text/plain"
-        self._send(HTTPStatus.NOT_FOUND, self._inject(data) if page.is_file() else data, ctype, body)
+        data = inject(data, self.server.state.epoch) if page.is_file() else data
+        self._send(HTTPStatus.NOT_FOUND, data, ctype, body)
 
     def _long_poll(self, epoch_text: str, body: bool) -> None:
         try:
@@ -248,13 +212,10 @@ class PreviewHandler(BaseHTTPRequestHandler):
         except ValueError:
             self._send(HTTPStatus.BAD_REQUEST, b"bad epoch\n", "text/plain", body)
             return
-        current = self.server.state.wait_past(epoch, timeout=20.0)
-        self._send(HTTPStatus.OK, str(current).encode(), "text/plain", body, extra={"Cache-Control": "no-store"})
-
-    def _inject(self, data: bytes) -> bytes:
-        script = (_SCRIPT % self.server.state.epoch).encode()
-        idx = data.rfind(b"</body>")
-        return data[:idx] + script + data[idx:] if idx >= 0 else data + script
+        page = parse_qs(urlsplit(self.path).query).get("page", [None])[0]
+        current, reload = self.server.state.wait_past(epoch, 20.0, page)
+        answer = "reload" if reload and page is not None else str(current)
+        self._send(HTTPStatus.OK, answer.encode(), "text/plain", body, extra={"Cache-Control": "no-store"})
 
     def _send(self, status: HTTPStatus, data: bytes, ctype: str, body: bool,
               extra: dict[str, str] | None = None) -> None:
@@ -274,17 +235,28 @@ class PreviewHandler(BaseHTTPRequestHandler):
 
 
 def _rebuild(live: LiveSite, state: PreviewState, changed: list[str] | None, index: threading.Event) -> None:
-    """Update the preview with what changed (None: anything may have). The open pages reload as
-    soon as the pages are written; ``index`` wakes the thread that writes the search index."""
+    """Update the preview with what changed (None: anything may have). Each open page reloads as
+    soon as its own file is written: after an edit of authors' files, those authors' files come
+    first, then the rest of the pages (``LiveSite.catch_up``: the home page, subjects, feeds);
+    ``index`` wakes the thread that writes the search index. What is loaded is then kept out of
+    the cyclic GC (``gc.freeze``; each update's render pool unfreezes it as it ends): a full collection
+    scanned the model of 1,000 x 100 for 0.9 s at any moment, during the next edit's update or
+    while a page is served. What an update drops is freed by its reference counts."""
     published: list[float] = []
     start = time.perf_counter()
+    told = [0]
 
-    def pages_ready() -> None:
+    def pages_ready(paths: Collection[str] | None) -> None:
         published.append(time.perf_counter() - start)
-        state.publish(None)
+        told[0] += state.publish(None, paths)
 
     try:
-        res = live.update(changed, pages_ready, later=True)
+        done = [live.update(changed, pages_ready, later=True)]
+        if told[0] and live.behind:
+            state.wait_reloaded(1.0)
+        rest = live.catch_up(pages_ready)
+        done += [rest] if rest is not None else []
+        gc.freeze()
     except SiteError as exc:
         kept = ("still serving the last good build" if live.out_dir.is_dir()
                 else "serving the error page until it is fixed")
@@ -292,11 +264,11 @@ def _rebuild(live: LiveSite, state: PreviewState, changed: list[str] | None, ind
         state.publish(str(exc))
         return
     if not published:
-        state.publish(None)
+        state.publish(None, ())
     index.set()
-    log.info("rebuilt in %.2f s, pages reloaded after %.2f s (%d jobs rendered, %d reused)", res.seconds,
-             published[0] if published else res.seconds, res.rendered, res.reused)
-    log.debug("  %s", ", ".join(f"{name} {seconds:.3f} s" for name, seconds in res.stages))
+    log.info("rebuilt in %.2f s, pages reloaded after %s (%d jobs rendered, %d reused)", time.perf_counter() - start,
+             ", ".join(f"{t:.2f} s" for t in published), sum(u.rendered for u in done), done[-1].reused)
+    log.debug("  %s", ", ".join(f"{name} {seconds:.3f} s" for u in done for name, seconds in u.stages))
 
 
 def _watch(live: LiveSite, state: PreviewState, index: threading.Event, stop: threading.Event) -> None:
@@ -317,6 +289,7 @@ def _index(live: LiveSite, state: PreviewState, index: threading.Event, stop: th
             state.wait_quiet(0.5, 2.0)
             start = time.perf_counter()
             done = live.index_pending()
+            gc.freeze()
             if done:
                 log.info("search index caught up in %.2f s", time.perf_counter() - start)
 

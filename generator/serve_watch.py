@@ -11,6 +11,14 @@ folder appears or disappears, or site.yaml changes (an editor that saves by rena
 gives it a new inode, which a watch on the file itself would lose), the watch
 restarts with the new set of folders and the site is rebuilt.
 
+A change is reported once watchfiles has seen no event for ``_STEP`` ms and the changed files'
+stat (inode, size, modification time) has held for ``_STABLE`` seconds more, so a file saved in
+several writes is read once, whole; an event for a file whose stat is what it was when last
+reported (a chmod, the late events of a save already read) is not a change. A write after that
+stat has a later modification time: the file held still for longer than the clock's tick (4 ms
+at the kernel's usual 250 Hz, 10 ms at 100 Hz). After a change to the top level, the new watch
+is in place before the site is rebuilt: a file written while it rebuilds is seen.
+
 Inside the input folders, dotfiles (editor swap files, the fetch's temporary files
 and raw cache), ``__pycache__`` and ``node_modules`` and backup files ending in ``~``
 are not inputs.
@@ -21,6 +29,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -29,7 +38,10 @@ log = logging.getLogger(__name__)
 CONFIG = "site.yaml"
 INPUT_DIRS = ("content", "themes", "templates", "static")
 _IGNORED_PARTS = frozenset({"__pycache__", "node_modules"})
-_SETTLE = 0.15  # seconds: as watchfiles' debounce, so a file saved in two writes is read once
+_SETTLE = 0.15  # seconds after a change to the top level, for the burst (a folder copied in) to end
+_STEP = 10      # ms without an event before watchfiles reports a batch (inotify reports a write in well under 1 ms)
+_STABLE = 0.015  # seconds the changed files' stat must then hold
+_STABLE_MAX = 0.15   # ... waiting at most this long for a file being written
 
 Signature = tuple[tuple[tuple[str, int], ...], tuple[int, int, int] | None]
 
@@ -86,21 +98,61 @@ def _describe(old: Signature, new: Signature) -> list[str]:
     return what or ["input folders"]
 
 
-def _watch_until_restart(root: Path, restart: _Restart, on_change: Callable[[list[str], bool], None]) -> None:
+Stat = tuple[int, int, int] | None
+
+
+def _stat(root: Path, rel: str) -> Stat:
+    try:
+        st = (root / rel).stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _settled(root: Path, rels: list[str], stop: threading.Event) -> dict[str, Stat]:
+    """The files' stat once it has held for ``_STABLE`` seconds (at most ``_STABLE_MAX``)."""
+    seen = {rel: _stat(root, rel) for rel in rels}
+    deadline = time.monotonic() + _STABLE_MAX
+    while time.monotonic() < deadline and not stop.wait(_STABLE):
+        now = {rel: _stat(root, rel) for rel in rels}
+        if now == seen:
+            break
+        seen = now
+    return seen
+
+
+def _watch_until_restart(root: Path, restart: _Restart, on_change: Callable[[list[str], bool], None],
+                         top: list[str] | None, read: dict[str, Stat]) -> list[str] | None:
+    """Report changes until the top level changes. ``top``: a change to the top level to report
+    first, once the watch is in place; returned when it could not be. ``read``: each file's stat
+    when its change was last reported."""
     import watchfiles
 
     dirs = input_dirs(root)
     if not dirs:
+        if top is not None:
+            on_change(top, True)
         while not restart.is_set():
             restart.stop.wait(0.1)
-        return
+        return None
     try:
-        for changes in watchfiles.watch(*dirs, stop_event=restart, debounce=150, step=30, raise_interrupt=False,
+        # yield_on_timeout: the first (maybe empty) batch comes once the watch is in place
+        for changes in watchfiles.watch(*dirs, stop_event=restart, debounce=150, step=_STEP, raise_interrupt=False,
+                                        rust_timeout=100, yield_on_timeout=True,
                                         watch_filter=lambda _c, p: is_input(root, p)):
-            on_change(sorted({os.path.relpath(p, root) for _, p in changes}), False)
+            if top is not None:
+                on_change(top, True)       # read everything again: this batch's changes too
+                top = None
+                continue
+            rels = sorted({os.path.relpath(p, root) for _, p in changes})
+            if not rels or all(rel in read and read[rel] == _stat(root, rel) for rel in rels):
+                continue
+            read.update(_settled(root, rels, restart.stop))
+            on_change(rels, False)
     except OSError as exc:  # an input folder removed while the watch was being set up
         log.debug("watch restarted: %s", exc)
         restart.stop.wait(0.1)
+    return top
 
 
 def watch_inputs(root: Path, on_change: Callable[[list[str], bool], None], stop: threading.Event) -> None:
@@ -108,11 +160,12 @@ def watch_inputs(root: Path, on_change: Callable[[list[str], bool], None], stop:
     ``paths`` the changed files relative to the root, or, with ``whole``, a description of a change
     to the top level (an input folder made or removed) after which any input may differ."""
     signature = top_signature(root)
+    top: list[str] | None = None
+    read: dict[str, Stat] = {}
     while not stop.is_set():
-        _watch_until_restart(root, _Restart(stop, root, signature), on_change)
+        top = _watch_until_restart(root, _Restart(stop, root, signature), on_change, top, read)
         if stop.wait(_SETTLE):
             return
         new = top_signature(root)
         if new != signature:
-            what, signature = _describe(signature, new), new
-            on_change(what, True)
+            top, signature = [*(top or ()), *_describe(signature, new)], new

@@ -7,13 +7,18 @@ import re
 import shutil
 import socket
 import subprocess
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 from urllib.parse import urlsplit
 
 import pytest
 from browser_util import CLI, chromium_browser, serve_site
+
+from generator.serve_watch import watch_inputs
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -199,6 +204,59 @@ def test_a_folder_made_after_start_is_watched_and_outputs_are_not(site: Path) ->
         with (site / "site.yaml").open("a") as fh:     # the config file is an input too
             fh.write("\n# edited while serving\n")
         assert _next_epoch(url, epoch) != epoch
+
+
+@contextmanager
+def _watching(root: Path) -> Iterator[list[tuple[list[str], bool, str]]]:
+    """``watch_inputs`` on ``root`` in a thread, once its watch is surely in place (a probe file
+    written until it is reported): the calls, each with the author file's text at that moment."""
+    calls: list[tuple[list[str], bool, str]] = []
+    author = root / "content/authors/a.yaml"
+    stop = threading.Event()
+    thread = threading.Thread(target=watch_inputs, daemon=True,
+                              args=(root, lambda paths, whole: calls.append((paths, whole, author.read_text())), stop))
+    thread.start()
+    try:
+        deadline = time.monotonic() + 20
+        while not calls and time.monotonic() < deadline:
+            (root / "content/probe.yaml").write_text(str(time.monotonic()))
+            time.sleep(0.2)
+        assert calls, "the watch never reported the probe"
+        time.sleep(0.3)
+        calls.clear()
+        yield calls
+    finally:
+        stop.set()
+        thread.join(10)
+
+
+def _calls_after(calls: list[tuple[list[str], bool, str]], quiet: float = 0.5) -> list[tuple[list[str], bool, str]]:
+    deadline = time.monotonic() + 10
+    while not calls and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(quiet)      # any late call for the same save
+    return list(calls)
+
+
+def test_a_save_in_two_writes_is_read_once_and_a_chmod_is_no_edit(tmp_path: Path) -> None:
+    root = tmp_path / "w"
+    (root / "content/authors").mkdir(parents=True)
+    (root / "site.yaml").write_text("title: x\n")
+    author = root / "content/authors/a.yaml"
+    author.write_text("name: A\n")
+    rel = "content/authors/a.yaml"
+    with _watching(root) as calls:
+        with author.open("w") as fh:       # truncated, then written in two parts
+            fh.write("name: B\n")
+            fh.flush()
+            fh.write("affiliation: Two Writes\n")
+        assert _calls_after(calls) == [([rel], False, "name: B\naffiliation: Two Writes\n")]
+        calls.clear()
+        author.chmod(0o600)                # an event, but the file is as it was read
+        time.sleep(0.5)
+        assert calls == [], "a chmod was taken for an edit"
+        author.write_text("name: C\n")
+        assert _calls_after(calls) == [([rel], False, "name: C\n")]
 
 
 def test_a_site_broken_at_start_shows_the_error_page_then_recovers(site: Path) -> None:
