@@ -105,7 +105,7 @@ class LiveSite:
         self.store: Store | None = None
         self.site: SiteModel | None = None
         self.outputs: dict[str, str] = {}            # what the preview folder holds: path -> job digest
-        self._authors: dict[str, tuple[AuthorConfig, tuple[object, ...], Author]] = {}
+        self._authors: dict[str, tuple[AuthorConfig, tuple[object, ...], Author, str | None]] = {}
         self._digester: jobs.Digester | None = None
         self._env: jinja2.Environment | None = None    # templates compiled once, until they change
         self._stale: set[str] | None = None          # changed since the last good update (None: anything)
@@ -288,6 +288,8 @@ class LiveSite:
         from generator.assemble import assemble_author
 
         hit = self._authors.get(a.slug)
+        if hit is not None and hit[3] != citations:
+            hit = None                            # site.yaml's citations setting changed: every author again
         if hit is not None and hit[0] is a and store is self.store:
             return hit[2]                         # the same configuration, reading the same cache
         entries = tuple(store.entry(a.slug, s) for s in a.sources)
@@ -295,7 +297,7 @@ class LiveSite:
                 and hit[0] == a:
             return hit[2]
         author = assemble_author(a, store, tax, citations)
-        self._authors[a.slug] = (a, entries, author)
+        self._authors[a.slug] = (a, entries, author, citations)
         return author
 
     def _write_all(self, pool: Pool, config: SiteConfig, planned: list[jobs.Job], pages_ready: PagesReady) -> int:

@@ -101,6 +101,24 @@ def test_a_cache_edit_rereads_that_file_only_and_equals_a_clean_build(site: Path
     _same_as_clean(live, tmp_path)
 
 
+def test_turning_citations_on_in_site_yaml_shows_them_as_a_clean_build_does(site: Path, tmp_path: Path) -> None:
+    config = load_site(site)
+    a = config.authors[2]
+    path = cache_file(config.cache_path, a.slug, a.sources[0])
+    assert path is not None
+    entry = read_entry(path)
+    write_entry(path, dataclasses.replace(entry, records=(
+        dataclasses.replace(entry.records[0], citations=41, citations_date="2026-11-30"), *entry.records[1:])))
+    live = _live(site, tmp_path)
+    live.update(None)
+    page = live.out_dir / f"authors/{a.slug}/index.html"
+    assert "41" not in page.read_text()
+    (site / "site.yaml").write_text((site / "site.yaml").read_text() + "citations: openalex\n")
+    live.update(["site.yaml"])
+    assert "41" in page.read_text(), "the authors assembled without citations were kept"
+    _same_as_clean(live, tmp_path)
+
+
 def test_later_writes_the_edited_authors_files_first_then_catches_up(site: Path, tmp_path: Path) -> None:
     """serve's order: the edited author's own files are planned, written and announced first;
     the rest of the pages (the home page lists affiliations) come with ``catch_up``."""
