@@ -157,7 +157,11 @@ def measure(cmd: list[str], *, cwd: Path | None = None, env: dict[str, str] | No
             timeout: float = 3600.0) -> Run:
     """Run ``cmd`` to completion: wall time, CPU time and peak RSS of it and its reaped children
     (os.wait4), the direct child's own peak RSS (VmHWM) and the most the whole process tree
-    held at once (sum of VmRSS), both sampled every 20 ms."""
+    held at once (sum of VmRSS), both sampled every 20 ms. The disk is flushed first: a build
+    writes 0.9 GB, which the kernel writes back for tens of seconds after it ended, and a run
+    that starts meanwhile competes with it (a cold build measured 22 s after a quiet disk, 32-38 s
+    right after another build, on this machine)."""
+    os.sync()
     load1 = os.getloadavg()[0]
     # Linux folds the high-water mark of the process that forks (this one) into the child's
     # ru_maxrss at exec: a child smaller than this process reports this process's peak.
