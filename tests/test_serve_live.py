@@ -16,7 +16,7 @@ from test_jobs import synthetic_site, tree
 from generator import routes
 from generator.build import build
 from generator.cache import cache_file, read_entry, write_entry
-from generator.config import load_site
+from generator.config import AuthorConfig, load_site
 from generator.errors import SiteError
 from generator.live import LiveSite
 from generator.routes import home as home_page
@@ -41,6 +41,18 @@ def _same_as_clean(live: LiveSite, tmp: Path, search: bool = False) -> None:
 def _live(site: Path, tmp: Path, search: bool = False) -> LiveSite:
     (tmp / "preview").mkdir()
     return LiveSite(site, URL, tmp / "preview" / "site", search=search)
+
+
+def _edit_first_record(site: Path, index: int, **changes: object) -> tuple[AuthorConfig, Path]:
+    """Change the first record of author ``index``'s first cache file; return the author and the file."""
+    config = load_site(site)
+    a = config.authors[index]
+    path = cache_file(config.cache_path, a.slug, a.sources[0])
+    assert path is not None
+    entry = read_entry(path)
+    write_entry(path, dataclasses.replace(entry, records=(
+        dataclasses.replace(entry.records[0], **changes), *entry.records[1:])))  # type: ignore[arg-type]
+    return a, path
 
 
 @pytest.fixture()
@@ -74,14 +86,8 @@ def test_an_author_edit_renders_only_its_jobs_and_equals_a_clean_build(site: Pat
 def test_a_cache_edit_rereads_that_file_only_and_equals_a_clean_build(site: Path, tmp_path: Path) -> None:
     live = _live(site, tmp_path)
     live.update(None)
-    config = load_site(site)
-    a = config.authors[5]
-    path = cache_file(config.cache_path, a.slug, a.sources[0])
-    assert path is not None
-    entry = read_entry(path)
-    write_entry(path, dataclasses.replace(entry, records=(
-        dataclasses.replace(entry.records[0], title="A title changed in the cache"), *entry.records[1:])))
-    other = config.authors[6]
+    a, path = _edit_first_record(site, 5, title="A title changed in the cache")
+    other = load_site(site).authors[6]
     before = live.store
     assert before is not None
     res = live.update([path.relative_to(site).as_posix()])
@@ -102,13 +108,7 @@ def test_a_cache_edit_rereads_that_file_only_and_equals_a_clean_build(site: Path
 
 
 def test_turning_citations_on_in_site_yaml_shows_them_as_a_clean_build_does(site: Path, tmp_path: Path) -> None:
-    config = load_site(site)
-    a = config.authors[2]
-    path = cache_file(config.cache_path, a.slug, a.sources[0])
-    assert path is not None
-    entry = read_entry(path)
-    write_entry(path, dataclasses.replace(entry, records=(
-        dataclasses.replace(entry.records[0], citations=41, citations_date="2026-11-30"), *entry.records[1:])))
+    a, _ = _edit_first_record(site, 2, citations=41, citations_date="2026-11-30")
     live = _live(site, tmp_path)
     live.update(None)
     page = live.out_dir / f"authors/{a.slug}/index.html"
@@ -138,13 +138,7 @@ def test_later_writes_the_edited_authors_files_first_then_catches_up(site: Path,
     _same_as_clean(live, tmp_path)
 
     # a record changed in the cache: the author's files first, then every subject page and feed listing it
-    config = load_site(site)
-    a = config.authors[5]
-    path = cache_file(config.cache_path, a.slug, a.sources[0])
-    assert path is not None
-    entry = read_entry(path)
-    write_entry(path, dataclasses.replace(entry, records=(
-        dataclasses.replace(entry.records[0], title="A title changed in the cache"), *entry.records[1:])))
+    a, path = _edit_first_record(site, 5, title="A title changed in the cache")
     ready.clear()
     live.update([path.relative_to(site).as_posix()], ready.append, later=True)
     assert len(ready) == 1 and routes.author(a.slug).path in ready[0]   # type: ignore[operator]
