@@ -56,7 +56,7 @@ def test_the_preprint_and_its_published_records_are_one_entry(built: dict[bool, 
     html = (built[False] / PAGE).read_text("utf-8")
     records = page_records(html)
     assert len(records) == 2
-    assert html.count("Fast Joins on Graphs") == 1 + html.count('"name": "Fast Joins on Graphs"')
+    assert html.count("Fast Joins on Graphs") == 1 + html.count('"name":"Fast Joins on Graphs"')
     assert '<span class="venue">VLDB 2024</span>' in html
     assert PREPRINT_ABSTRACT in html
     for label, url in [("arXiv", "https://arxiv.org/abs/2401.01234"),

@@ -131,7 +131,7 @@ def test_b27_rtl_names_are_isolated(arxiv_server, tmp_path: Path) -> None:
     s = arxiv_server(Script(Reply(feed_xml([entry], total=1))))
     out = _fetch_and_build(_site(tmp_path / "site", s.url, {"jane-doe": JANE}))
     html = (out / "authors/jane-doe/index.html").read_text("utf-8")
-    i = html.index("محمد علي")
+    i = html.index("محمد علي", html.index("<body"))   # the page's byline (the head's JSON-LD names it too)
     before = html[max(0, i - 200):i]
     assert before.rfind("<bdi") > before.rfind(">", 0, before.rfind("<bdi")) or 'dir="auto"' in before[-120:], before
 
