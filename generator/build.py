@@ -56,8 +56,9 @@ class BuildResult:
     size: SiteSize | None = None                 # the whole output's files and bytes (None when unchanged)
 
 
-class _Clock:
-    """The stage times of one build, for --verbose and the benchmark."""
+class Clock:
+    """The stage times of one build (or of one preview update, generator.live), for --verbose
+    and the benchmark."""
 
     def __init__(self) -> None:
         self.start = self._mark = time.perf_counter()
@@ -92,7 +93,7 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
     """Build the site at ``root`` into its output folder (or ``out_dir``)."""
     from generator.parallel import Pool
 
-    clock = _Clock()
+    clock = Clock()
     root = root.resolve()
     options = {"base_url": base_url, "search": search}
     inputs = read_inputs(root, options)   # before anything is read: see generator.inputs
@@ -128,7 +129,7 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
         rendered=rendered, reused=len(planned) - rendered, size=size)
 
 
-def _unchanged(root: Path, target: Path, inputs: str, clock: _Clock) -> BuildResult | None:
+def _unchanged(root: Path, target: Path, inputs: str, clock: Clock) -> BuildResult | None:
     """The result of a build with nothing to do, or None. Under the build lock: while another
     build runs, this one is refused, whatever the manifest says."""
     from generator.output import build_lock
@@ -209,7 +210,7 @@ def plan_site(config: SiteConfig, site: SiteModel, options: dict[str, object], s
 
 
 def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, inputs: str,
-         clock: _Clock) -> tuple[int, SiteSize, int]:
+         clock: Clock) -> tuple[int, SiteSize, int]:
     """Reuse what is unchanged, run the rest into staging, swap it in, then write the manifest.
     Returns (bytes written, the output's size, jobs run)."""
     from generator.output import build_lock, write_site

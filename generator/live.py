@@ -34,13 +34,12 @@ import logging
 import shutil
 import tempfile
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Collection, Iterable
 
 from generator import jobs
-from generator.build import load_config, plan_site
+from generator.build import Clock, load_config, plan_site
 from generator.errors import SiteError
 from generator.parsed import ParsedInputs
 from generator.preview_files import move_in, remove
@@ -78,20 +77,11 @@ def _nothing(_paths: Collection[str] | None) -> None:
     pass
 
 
-class _Clock:
-    """The stages of one update, timed."""
-
-    def __init__(self) -> None:
-        self.start = self.mark = time.perf_counter()
-        self.stages: list[tuple[str, float]] = []
-
-    def __call__(self, name: str) -> None:
-        now = time.perf_counter()
-        self.stages.append((name, now - self.mark))
-        self.mark = now
+class _Clock(Clock):
+    """The stages of one update, timed, and the update they make."""
 
     def update(self, rendered: int, planned: int, whole: bool) -> Update:
-        return Update(rendered, planned - rendered, time.perf_counter() - self.start, tuple(self.stages), whole)
+        return Update(rendered, planned - rendered, self.seconds(), tuple(self.stages), whole)
 
 
 class LiveSite:
@@ -146,9 +136,9 @@ class LiveSite:
             clock = _Clock()
             with Pool(1) as pool:
                 planned = plan_site(config, site, self.options, False, self._digester, self._env)
-                clock("plan pages")
+                clock.stage("plan pages")
                 rendered = self._write_pages(pool, planned, pages_ready)
-                clock("render and write")
+                clock.stage("render and write")
             self._due = (config, site, planned)
             return clock.update(rendered, len(planned), False)
 
@@ -177,15 +167,15 @@ class LiveSite:
         whole = stale is None or not self.outputs or any(not p.startswith(_CONTENT) for p in stale)
         with Pool(1) as pool:
             config = self._load(stale, whole)
-            clock("load")
+            clock.stage("load")
             store = self._read(config, stale) or read_all(config, parsed=self.parsed, reuse=None if stale is None
                                                          else self.store, stale={self.root / p for p in stale or ()})
             for w in (*store.warnings, *store.notes):
                 log.warning("%s", w)
-            clock("read cache")
+            clock.stage("read cache")
             site = self._assemble(config, store)
-            clock("assemble")
-            rendered, total, looks = self._plan_and_write(pool, config, site, stale, whole, pages_ready, clock)
+            clock.stage("assemble")
+            rendered, total, looks = self._plan_and_write(pool, config, site, stale, whole, pages_ready, clock.stage)
         self.config, self.store, self.site, self._stale = config, store, site, set()
         return clock.update(rendered, total, looks)
 

@@ -24,7 +24,7 @@ from generator import routes
 from generator import assemble
 from generator.errors import SiteError
 from generator.exports import authors_index, to_bibtex, to_csl_json
-from generator.model import Author, Photo, Record, SiteModel, Subject, SubjectHeading
+from generator.model import Author, Record, SiteModel, Subject, SubjectHeading
 from generator.routes import Route, Urls
 from generator.taxonomy import Taxonomy
 from generator.tasks import Task
@@ -148,8 +148,7 @@ def plan_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy, roo
     urls = [p.route.url for p in plans if p.in_sitemap]
     sitemap = PagePlan(routes.sitemap(), "sitemap.xml", {"urls": urls}, in_sitemap=False)
     tasks.append(Task(sitemap.rel_path, functools.partial(_render_bytes, env, sitemap), reads=(urls,)))
-    return tasks + _static_tasks(site) + [_photo_task(root, a.slug, a.photo) for a in site.authors
-                                                   if root is not None and a.photo]
+    return tasks + _static_tasks(site) + [t for a in site.authors for t in _photo_tasks(root, a)]
 
 
 def author_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy, slugs: Collection[str],
@@ -161,8 +160,7 @@ def author_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy, s
     tasks = []
     for a in site.authors:
         if a.slug in slugs:
-            tasks += [_page_task(env, p) for p in _author_pages(site, a)] + _export_tasks(a)
-            tasks += [_photo_task(root, a.slug, a.photo)] if root is not None and a.photo else []
+            tasks += [_page_task(env, p) for p in _author_pages(site, a)] + _export_tasks(a) + _photo_tasks(root, a)
     return tasks
 
 
@@ -181,10 +179,12 @@ def _export_tasks(a: Author) -> list[Task]:
             Task(routes.author_csl(a.slug).path, functools.partial(to_csl_json, a), group, weight, (a,))]
 
 
-def _photo_task(root: Path, slug: str, photo: Photo) -> Task:
-    """An author's photo, copied: the job reads the file's content digest."""
-    return Task(routes.author_photo(slug, photo.suffix).path, functools.partial((root / photo.source).read_bytes),
-                f"author:{slug}", 1, (photo.digest,))
+def _photo_tasks(root: Path | None, a: Author) -> list[Task]:
+    """The author's photo, copied (given the site's ``root``): the job reads the file's content digest."""
+    if root is None or a.photo is None:
+        return []
+    return [Task(routes.author_photo(a.slug, a.photo.suffix).path,
+                 functools.partial((root / a.photo.source).read_bytes), f"author:{a.slug}", 1, (a.photo.digest,))]
 
 
 def _static_tasks(site: SiteModel) -> list[Task]:
