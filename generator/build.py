@@ -112,7 +112,7 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
         clock.stage("assemble")
         digester = jobs.Digester(site)
         last = authors.seed(digester, parsed)
-        planned = plan_site(config, site, options, search, digester)
+        planned = plan_site(config, site, options, search, digester, parsed=parsed)
         authors.keep_digests(digester, parsed, last)
         clock.stage("plan jobs")
         target = (out_dir or config.output_path).resolve()
@@ -191,10 +191,12 @@ def _assemble(config: SiteConfig, authors: Authors) -> SiteModel:
 
 def plan_site(config: SiteConfig, site: SiteModel, options: dict[str, object], search: bool,
               digester: jobs.Digester | None = None, env: jinja2.Environment | None = None,
-              pages: bool = True) -> list[jobs.Job]:
+              pages: bool = True, parsed: ParsedInputs | None = None) -> list[jobs.Job]:
     """Every output of the site as a job: pages, feeds, exports, and the search index. The preview
     passes its digester and Jinja environment (templates compiled once) from one plan to the next,
-    and plans the search index apart (``pages=False``), once the pages are in place."""
+    and plans the search index apart (``pages=False``), once the pages are in place. Given the
+    build's ``digester`` and ``parsed`` cache, the search index indexes only the authors whose
+    documents changed (generator.search.Kept)."""
     from generator.parallel import check_unique
     from generator.render import plan_tasks
     from generator.search import search_tasks
@@ -203,8 +205,9 @@ def plan_site(config: SiteConfig, site: SiteModel, options: dict[str, object], s
 
     tasks = [*plan_tasks(env or make_environment(config.root, config.theme), site, load_taxonomy(),
                          root=config.root)] if pages else []
+    digester = digester or jobs.Digester(site)
     if search:
-        tasks += search_tasks(site)
+        tasks += search_tasks(site, digester, parsed)
     check_unique(tasks)
     return jobs.plan_jobs(tasks, site, jobs.common_digest(config.root, site, options), digester)
 

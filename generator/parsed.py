@@ -97,6 +97,11 @@ class ParsedInputs:
         if kind in self.keep:
             self._held[key] = value
 
+    def mark(self, kind: str, name: str, data: bytes) -> None:
+        """Count the entry of ``(kind, name, data)`` as used by this build, so ``prune`` keeps it:
+        one that another process reads or writes (the search index's, generator.search)."""
+        self.used.add(self._key(kind, name, data).hex())
+
     @staticmethod
     def _key(kind: str, name: str, data: bytes) -> bytes:
         return hashlib.sha256(f"{kind}\0{name}\0".encode() + data).digest()

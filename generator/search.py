@@ -32,15 +32,20 @@ import html
 import logging
 import re
 from pathlib import Path
-from typing import Mapping
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from generator import routes
 from generator.byline import shown_names
 from generator.latex import tex_to_text
-from generator.model import Page, Record, SiteModel
+from generator.model import Author, Page, Record, SiteModel
 from generator.parallel import run_tasks
-from generator.search_index import write_index
+from generator.search_index import term_sets, write_terms
 from generator.tasks import FolderTask
+
+if TYPE_CHECKING:
+    from generator.jobs import Digester
+    from generator.parsed import ParsedInputs
 
 log = logging.getLogger(__name__)
 
@@ -77,44 +82,109 @@ def _date(r: Record) -> str:
     return r.published or (f"{r.year:04d}" if r.year else "")
 
 
+# An author's documents: (date, key, title, other text, result row) of each record indexed under it.
+Doc = tuple[str, str, str, str, tuple[str, ...]]
+# As kept from one build to the next: the text as its term_sets (title terms, other terms).
+TermDoc = tuple[str, str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+
+
+def author_documents(site: SiteModel, a: Author, records: Sequence[Record]) -> list[Doc]:
+    """The documents of ``records``, indexed under ``a`` (``indexed_records``)."""
+    url, by = routes.author(a.slug).url, a.name
+    shown, people = site.authors_shown, site.people
+    out = []
+    for r in records:
+        title, names, ids = document_text(r, shown, people)
+        row = (f"{url}#{r.anchor}", title, names, str(r.year or ""), " ".join(r.subjects), by)
+        out.append((_date(r), r.key, title, f"{names} {ids}", row))
+    return out
+
+
+def _in_order(docs: list[Any]) -> list[Any]:
+    """Papers newest first (date, then key): the document ids."""
+    docs.sort(key=itemgetter(1))
+    docs.sort(key=itemgetter(0), reverse=True)   # stable: the key breaks ties
+    return docs
+
+
+def _page_docs(site: SiteModel) -> list[tuple[tuple[str, str], tuple[str, ...]]]:
+    """The free pages' (title, text) and result rows, after the papers."""
+    return [((p.title, page_text(p)), (routes.page(p.name).url, p.title, "", "", "", "")) for p in site.pages]
+
+
 def documents(site: SiteModel) -> tuple[list[tuple[str, str]], list[tuple[str, ...]]]:
     """(title, other text) and the result row ``[url, title, authors, year, subjects, by]`` of every
     document, in id order: papers newest first (date, then key), then the free pages."""
-    pages = {a.slug: (routes.author(a.slug).url, a.name) for a in site.authors}   # once an author, not a paper
-    papers = [(r, slug) for slug, rs in indexed_records(site).items() for r in rs]
-    papers.sort(key=lambda p: p[0].key)
-    papers.sort(key=lambda p: _date(p[0]), reverse=True)   # stable: the key breaks ties
-    texts: list[tuple[str, str]] = []
-    rows: list[tuple[str, ...]] = []
-    shown, people = site.authors_shown, site.people
-    for r, slug in papers:
-        title, names, ids = document_text(r, shown, people)
-        texts.append((title, f"{names} {ids}"))
-        url, by = pages[slug]
-        rows.append((f"{url}#{r.anchor}", title, names, str(r.year or ""), " ".join(r.subjects), by))
-    for p in site.pages:
-        texts.append((p.title, page_text(p)))
-        rows.append((routes.page(p.name).url, p.title, "", "", "", ""))
-    return texts, rows
+    records = indexed_records(site)
+    docs = _in_order([d for a in site.authors for d in author_documents(site, a, records[a.slug])])
+    pages = _page_docs(site)
+    return [(d[2], d[3]) for d in docs] + [t for t, _ in pages], [d[4] for d in docs] + [r for _, r in pages]
 
 
-def _fill(site: SiteModel, staging: Path) -> int:
-    texts, rows = documents(site)
-    written = write_index(staging / routes.search_index().path, texts, rows)
+class Kept:
+    """Each author's documents as term sets, kept in the parsed-input cache (generator.parsed)
+    from one build to the next, keyed by what they are made of: the author's slug and name,
+    the digests of the records indexed under it (their content and who lists them), the names
+    shown and the profiled people (``keys``, made while planning, in the build's process). A
+    one-record rebuild tokenizes one author's papers, not 81,000. One entry for the site
+    (slug -> (key, documents)): 1,000 small files cost more to open than their documents to load."""
+
+    KIND = "search-documents"
+
+    def __init__(self, parsed: ParsedInputs, keys: Mapping[str, bytes]) -> None:
+        self.parsed, self.keys = parsed, keys
+        parsed.mark(self.KIND, "site", b"")   # used by this build, whether the index runs or is reused
+
+    @classmethod
+    def plan(cls, site: SiteModel, records: Mapping[str, Sequence[Record]], digester: Digester,
+             parsed: ParsedInputs) -> Kept:
+        digester.renew(site)
+        common = digester.digest((site.authors_shown, site.people))
+        return cls(parsed, {a.slug: common + digester.digest((a.slug, a.name, records[a.slug])) for a in site.authors})
+
+    def documents(self, site: SiteModel, records: Mapping[str, Sequence[Record]]) -> list[TermDoc]:
+        """Every author's documents, in site order: the last build's where its key is unchanged."""
+        hit = self.parsed.lookup(self.KIND, "site", b"")
+        last = hit[0] if hit is not None and isinstance(hit[0], dict) else {}
+        kept: dict[str, tuple[bytes, list[TermDoc]]] = {}
+        for a in site.authors:
+            key, found = self.keys[a.slug], last.get(a.slug)
+            if not (isinstance(found, tuple) and len(found) == 2 and found[0] == key):
+                found = (key, [(d, k, *term_sets(title, other), row) for d, k, title, other, row in
+                               author_documents(site, a, records[a.slug])])
+            kept[a.slug] = found
+        if kept != last:
+            self.parsed.put(self.KIND, "site", b"", kept)
+        return [d for _, docs in kept.values() for d in docs]
+
+
+def _fill(site: SiteModel, kept: Kept | None, staging: Path) -> int:
+    if kept is None:
+        texts, rows = documents(site)
+        terms = [term_sets(title, other) for title, other in texts]
+    else:
+        docs = _in_order(kept.documents(site, indexed_records(site)))
+        pages = _page_docs(site)
+        terms = [(d[2], d[3]) for d in docs] + [term_sets(*t) for t, _ in pages]
+        rows = [d[4] for d in docs] + [r for _, r in pages]
+    written = write_terms(staging / routes.search_index().path, terms, rows)
     log.debug("search index: %d documents, %d bytes", len(rows), written)
     return written
 
 
-def search_tasks(site: SiteModel) -> list[FolderTask]:
+def search_tasks(site: SiteModel, digester: Digester | None = None, parsed: ParsedInputs | None = None) -> list[FolderTask]:
     """The search index as one task, run by a render process among the pages (it needs the
     model, not the built pages). It reads what it indexes: each author's slug and name (the
     result's link and "by") with the records indexed under them, and the free pages; the names
     shown and the profiled people are site settings (``jobs.common_digest``). So a build that
-    changes none of them reuses the index, and any change indexes it anew (a few seconds)."""
+    changes none of them reuses the index, and any change indexes it anew: given the build's
+    ``digester`` and ``parsed`` cache, from each unchanged author's documents as the last build
+    made them (``Kept``)."""
     records = indexed_records(site)
     reads = (tuple((a.slug, a.name, records[a.slug]) for a in site.authors), site.pages)
     weight = _WEIGHT_PER_RECORD * sum(map(len, records.values())) + 1
-    return [FolderTask(routes.search_index().path, functools.partial(_fill, site), "search", weight, reads)]
+    kept = Kept.plan(site, records, digester, parsed) if digester is not None and parsed is not None else None
+    return [FolderTask(routes.search_index().path, functools.partial(_fill, site, kept), "search", weight, reads)]
 
 
 def build_index(site_dir: Path, site: SiteModel, workers: int = 1) -> int:

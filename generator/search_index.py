@@ -76,8 +76,10 @@ def tokens(text: str) -> list[str]:
     return "".join([_char(c) for c in t]).split()
 
 
-def _deltas(ids: Sequence[int]) -> list[int]:
-    return [ids[0], *map(operator.sub, ids[1:], ids)] if ids else []
+def _deltas(ids: list[int]) -> list[int]:
+    if len(ids) < 2:   # most terms: a name, an id
+        return ids
+    return [ids[0], *map(operator.sub, ids[1:], ids)]
 
 
 def _dumps(value: object) -> bytes:
@@ -90,16 +92,26 @@ def _dumps(value: object) -> bytes:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
+def term_sets(title: str, other: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A document's terms: those of its title, and those of its other text that its title lacks."""
+    in_title = set(tokens(title))
+    return tuple(in_title), tuple(set(tokens(other)).difference(in_title))
+
+
 def postings(docs: Iterable[tuple[str, str]]) -> dict[str, tuple[list[int], list[int]]]:
     """term -> (ids of the documents whose title has it, ids of those whose other text has it
     and title does not), ascending; ``docs`` are (title, other text) in id order."""
+    return postings_of(term_sets(title, other) for title, other in docs)
+
+
+def postings_of(terms: Iterable[tuple[Iterable[str], Iterable[str]]]) -> dict[str, tuple[list[int], list[int]]]:
+    """``postings`` of the documents' ``term_sets``, in id order."""
     titles: defaultdict[str, list[int]] = defaultdict(list)
     others: defaultdict[str, list[int]] = defaultdict(list)
-    for i, (title, other) in enumerate(docs):
-        in_title = set(tokens(title))
+    for i, (in_title, in_other) in enumerate(terms):
         for t in in_title:
             titles[t].append(i)
-        for t in set(tokens(other)).difference(in_title):
+        for t in in_other:
             others[t].append(i)
     none: list[int] = []
     return {t: (titles.get(t, none), others.get(t, none)) for t in titles.keys() | others.keys()}
@@ -118,7 +130,8 @@ def shards(index: Mapping[str, tuple[list[int], list[int]]]) -> list[tuple[str, 
     first, size = "", 0
     for term in sorted(index, key=_order):
         title, other = index[term]
-        entry = _dumps(term) + b":" + _dumps([_deltas(title), _deltas(other)])
+        # A term is letters and digits (``tokens``), which JSON never escapes: its text, quoted.
+        entry = b'"' + term.encode() + b'":' + _dumps([_deltas(title), _deltas(other)])
         if entries and size + len(entry) > SHARD_BYTES:
             out.append((first, b"{" + b",".join(entries) + b"}"))
             entries, size = [], 0
@@ -134,15 +147,21 @@ def shards(index: Mapping[str, tuple[list[int], list[int]]]) -> list[tuple[str, 
 def write_index(folder: Path, texts: Sequence[tuple[str, str]], rows: Sequence[Sequence[str]]) -> int:
     """Write the index of the documents (``texts``: (title, other text) per document, in id order;
     ``rows``: what each one's result row shows) into ``folder``; return the bytes written."""
-    assert len(texts) == len(rows)
-    terms = shards(postings(texts))
+    return write_terms(folder, [term_sets(title, other) for title, other in texts], rows)
+
+
+def write_terms(folder: Path, terms: Sequence[tuple[Iterable[str], Iterable[str]]],
+                rows: Sequence[Sequence[str]]) -> int:
+    """``write_index`` of the documents' ``term_sets`` (made before, or kept from the last build)."""
+    assert len(terms) == len(rows)
+    shard_files = shards(postings_of(terms))
     chunks = [_dumps([list(r) for r in rows[n:n + CHUNK]]) for n in range(0, len(rows), CHUNK)]
-    names = {"t": _write_all(folder / "t", [data for _, data in terms]), "d": _write_all(folder / "d", chunks)}
+    names = {"t": _write_all(folder / "t", [data for _, data in shard_files]), "d": _write_all(folder / "d", chunks)}
     meta = {"version": FORMAT, "docs": len(rows), "chunk": CHUNK, "words": MAX_SHARDS_PER_WORD,
-            "shards": [first for first, _ in terms], **names}
+            "shards": [first for first, _ in shard_files], **names}
     meta_bytes = _dumps(meta)
     (folder / "meta.json").write_bytes(meta_bytes)
-    return sum(map(len, (meta_bytes, *chunks, *(data for _, data in terms))))
+    return sum(map(len, (meta_bytes, *chunks, *(data for _, data in shard_files))))
 
 
 def _write_all(folder: Path, files: Sequence[bytes]) -> list[str]:

@@ -1,0 +1,103 @@
+"""The search index's documents kept from one build to the next (generator.search.Kept): a
+rebuild tokenizes only the authors whose documents changed, and its index is a clean build's."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+from pathlib import Path
+
+from test_jobs import synthetic_site, tree
+
+from generator import routes
+from generator.build import build
+from generator.cache import cache_file, read_entry, write_entry
+from generator.config import load_site
+from generator.parsed import ParsedInputs, entries
+from generator.search import Kept
+
+SEARCH = routes.search_index().path
+
+
+def _index(out: Path) -> dict[str, bytes]:
+    return tree(out / SEARCH)
+
+
+def _retitle(root: Path, author: int, title: str) -> str:
+    """Give the newest record of the ``author``-th author a new title; returns the author's slug."""
+    config = load_site(root)
+    a = config.authors[author]
+    path = cache_file(config.cache_path, a.slug, a.sources[0])
+    assert path is not None
+    entry = read_entry(path)
+    records = (dataclasses.replace(entry.records[0], title=title), *entry.records[1:])
+    write_entry(path, dataclasses.replace(entry, records=records))
+    return a.slug
+
+
+def _kept(root: Path) -> dict[str, tuple[bytes, list]]:
+    hit = ParsedInputs(root, write=False).lookup(Kept.KIND, "site", b"")
+    assert hit is not None, "the build kept no search documents"
+    return hit[0]   # type: ignore[return-value]
+
+
+def test_a_rebuild_indexes_the_changed_author_anew_and_takes_the_others_as_kept(tmp_path: Path) -> None:
+    root = synthetic_site(tmp_path / "site", authors=12, records=8)
+    build(root, workers=1)
+    before = _kept(root)
+    assert sorted(before) == sorted(a.slug for a in load_site(root).authors)
+    # Mark an unchanged author's kept documents: if the next build takes them as kept, the mark
+    # is in its index (no build would write it); the changed author's are made again.
+    parsed = ParsedInputs(root)
+    marked = dict(before)
+    key, docs = marked["a005"]
+    marked["a005"] = (key, [(*docs[0][:2], ("keptmark",), *docs[0][3:]), *docs[1:]])
+    parsed.put(Kept.KIND, "site", b"", marked)
+    changed = _retitle(root, 2, "Zanzibar quokkas")
+    build(root, workers=1)
+    index = b"".join(_index(root / "output").values())
+    assert b'"keptmark"' in index, "an unchanged author's documents were tokenized again"
+    assert b'"zanzibar"' in index and b'"quokkas"' in index
+    after = _kept(root)
+    assert after[changed][0] != before[changed][0] and after["a005"][0] == before["a005"][0]
+    assert {s for s in after if after[s] != marked[s]} == {changed}
+
+
+def test_the_kept_index_is_a_clean_builds_index(tmp_path: Path) -> None:
+    root = synthetic_site(tmp_path / "site", authors=10, records=6)
+    build(root, workers=2)
+    _retitle(root, 0, "Newly titled paper")
+    _retitle(root, 7, "Another title")
+    build(root, workers=2)
+    clean = synthetic_site(tmp_path / "clean", authors=10, records=6)
+    _retitle(clean, 0, "Newly titled paper")
+    _retitle(clean, 7, "Another title")
+    build(clean, workers=2)
+    assert _index(root / "output") == _index(clean / "output")
+    assert b"newly" in b"".join(_index(root / "output").values())
+
+
+def test_a_damaged_or_foreign_kept_entry_is_ignored(tmp_path: Path) -> None:
+    root = synthetic_site(tmp_path / "site", authors=6, records=5)
+    build(root, workers=1)
+    want = _index(root / "output")
+    parsed = ParsedInputs(root)
+    # A value of another shape under the kept entry's key: the build indexes every author anew.
+    parsed.put(Kept.KIND, "site", b"", {"a001": "not documents"})
+    _retitle(root, 1, "Retitled")
+    build(root, workers=1)
+    got = _index(root / "output")
+    assert got != want and b"retitled" in b"".join(got.values())
+    assert isinstance(_kept(root)["a001"], tuple)
+    # A truncated entry file: ignored, made again.
+    for path in entries(root):
+        blob = path.read_bytes()
+        try:
+            value = pickle.loads(blob[len(b"authorsite-parsed\0") + 64:])
+        except Exception:   # noqa: BLE001 - other entries
+            continue
+        if isinstance(value, dict) and "a001" in value and isinstance(value["a001"], tuple):
+            path.write_bytes(blob[:len(blob) // 2])
+    _retitle(root, 1, "Retitled again")
+    build(root, workers=1)
+    assert b"again" in b"".join(_index(root / "output").values())
