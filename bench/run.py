@@ -17,6 +17,7 @@
      ours author     after one author file changed (touched, affiliation edited)
      ours record     after one cached record changed (one title edited in one cache file,
                      a record no other author lists; written with generator.cache)
+     ours ci         right after our cold build: a restored clone, 10 records changed (bench/ci_row.py)
      search step     generator.search.build_index alone (the build's own search index task,
                      in one render process), over a hard-linked copy of our finished output
    Each command runs in a child process reaped with os.wait4: wall time, user+sys CPU time of
@@ -69,6 +70,7 @@ ROWS = [
     ("ours_noop", "ours: rebuild, nothing changed", None, "hugo_cold"),
     ("ours_author", "ours: rebuild, 1 author changed", 0.2, "hugo_cold"),
     ("ours_record", "ours: rebuild, 1 record changed", 0.2, "hugo_cold"),
+    ("ours_ci", "ours: restored clone, 10 records changed", 0.2, "ours_cold"),   # bench/ci_row.py
     ("search", "ours: search index step alone", None, "hugo_cold"),
     ("serve_reload", "ours: serve, 1 author edited -> new text in the page (Chromium)", None, None),
 ]
@@ -589,6 +591,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
+    from ci_row import ci_build   # issue 12 acceptance 6: a CI run's build on a restored clone
     done = 0
     try:
         for i in range(args.repeat):
@@ -607,6 +610,7 @@ def main(argv: list[str] | None = None) -> int:
                     sizes[ours_size] = tree_stats(out_dir, SEARCH_INDEX)
                     if runs[hugo_run]:   # not with --no-peer
                         sizes[hugo_size] = tree_stats(corpus.hugo_dest)
+            step("ours_ci", lambda: ci_build(corpus, args.timeout))   # the output is ours_cold's here
             step("hugo_rebuild", lambda: measure(hugo_cmd, env=hugo_env, timeout=args.timeout))
             step("ours_noop", lambda: measure(ours, timeout=args.timeout))
             edit_author(corpus, author_file, i + 1)
@@ -694,7 +698,7 @@ def make_report(args: argparse.Namespace, corpus: Corpus, runs: dict[str, list[R
             "below ru_maxrss; counts pages that forked workers share once per process, so an upper bound); "
             "tree_pss_mb = the same with PSS, sampled each second; main_peak_mb = the direct child alone "
             "(our Python process; the render workers are its children)",
-            "ratios are per repeat (ours / Hugo's fresh build in the same repeat); min/median/max over repeats",
+            "ratios are per repeat (a row / its baseline row in the same repeat); min/median/max over repeats",
             "the Hugo site has no feeds, exports, pagination or search index and keeps stat.TH as its own "
             "subject (ours maps it to math.ST); compare the sizes below",
         ],
@@ -741,7 +745,7 @@ def print_report(rep: dict[str, Any]) -> None:
           f"load avg (1 min) at run starts {rep['machine']['load1_at_start_of_runs']['median']:.1f} median"
           if rep["machine"]["load1_at_start_of_runs"] else "")
     print("wall seconds; ratios = the row / its baseline in the same repeat (median [min-max]): Hugo's build, "
-          "and for our full cold build `hugo && pagefind`; cpu = user+sys incl. children")
+          "for our full cold build `hugo && pagefind`, for ours_ci our cold build; cpu = user+sys incl. children")
     head = (f"{'measurement':<36} {'min':>7} {'median':>7} {'max':>7}  {'cpu med':>7} {'peak MB':>8}"
             f"  {'x baseline wall':<24} {'x cpu':>6} {'target':>9}  baseline")
     print(head)
