@@ -70,7 +70,7 @@ ROWS = [
     ("ours_noop", "ours: rebuild, nothing changed", None, "hugo_cold"),
     ("ours_author", "ours: rebuild, 1 author changed", 0.2, "hugo_cold"),
     ("ours_record", "ours: rebuild, 1 record changed", 0.2, "hugo_cold"),
-    ("ours_ci", "ours: restored clone, 10 records changed", 0.2, "ours_cold"),   # bench/ci_row.py
+    ("ours_ci", "ours: CI clone, 10 records changed", 0.2, "ours_cold"),   # bench/ci_row.py
     ("search", "ours: search index step alone", None, "hugo_cold"),
     ("serve_reload", "ours: serve, 1 author edited -> new text in the page (Chromium)", None, None),
 ]
