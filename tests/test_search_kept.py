@@ -36,9 +36,22 @@ def _retitle(root: Path, author: int, title: str) -> str:
 
 
 def _kept(root: Path) -> dict[str, tuple[bytes, list]]:
-    hit = ParsedInputs(root, write=False).lookup(Kept.KIND, "site", b"")
-    assert hit is not None, "the build kept no search documents"
-    return hit[0]   # type: ignore[return-value]
+    """Every author's kept documents, from all the buckets."""
+    parsed, out = ParsedInputs(root, write=False), {}
+    for n in range(Kept.BUCKETS):
+        hit = parsed.lookup(Kept.KIND, str(n), b"")
+        out.update(hit[0] if hit is not None else {})   # type: ignore[arg-type]
+    assert out, "the build kept no search documents"
+    return out
+
+
+def _put(root: Path, slug: str, value: object) -> None:
+    """Replace the kept documents of ``slug`` in its bucket by ``value``."""
+    parsed, n = ParsedInputs(root), Kept.bucket(slug)
+    hit = parsed.lookup(Kept.KIND, str(n), b"")
+    bucket = dict(hit[0]) if hit is not None else {}   # type: ignore[call-overload]
+    bucket[slug] = value
+    parsed.put(Kept.KIND, str(n), b"", bucket)
 
 
 def test_a_rebuild_indexes_the_changed_author_anew_and_takes_the_others_as_kept(tmp_path: Path) -> None:
@@ -48,11 +61,10 @@ def test_a_rebuild_indexes_the_changed_author_anew_and_takes_the_others_as_kept(
     assert sorted(before) == sorted(a.slug for a in load_site(root).authors)
     # Mark an unchanged author's kept documents: if the next build takes them as kept, the mark
     # is in its index (no build would write it); the changed author's are made again.
-    parsed = ParsedInputs(root)
     marked = dict(before)
     key, docs = marked["a005"]
     marked["a005"] = (key, [(*docs[0][:2], ("keptmark",), *docs[0][3:]), *docs[1:]])
-    parsed.put(Kept.KIND, "site", b"", marked)
+    _put(root, "a005", marked["a005"])
     changed = _retitle(root, 2, "Zanzibar quokkas")
     build(root, workers=1)
     index = b"".join(_index(root / "output").values())
@@ -81,15 +93,15 @@ def test_a_damaged_or_foreign_kept_entry_is_ignored(tmp_path: Path) -> None:
     root = synthetic_site(tmp_path / "site", authors=6, records=5)
     build(root, workers=1)
     want = _index(root / "output")
-    parsed = ParsedInputs(root)
-    # A value of another shape under the kept entry's key: the build indexes every author anew.
-    parsed.put(Kept.KIND, "site", b"", {"a001": "not documents"})
+    # A value of another shape in the author's bucket: the build indexes the author anew.
+    _put(root, "a001", "not documents")
     _retitle(root, 1, "Retitled")
     build(root, workers=1)
     got = _index(root / "output")
     assert got != want and b"retitled" in b"".join(got.values())
     assert isinstance(_kept(root)["a001"], tuple)
     # A truncated entry file: ignored, made again.
+    truncated = False
     for path in entries(root):
         blob = path.read_bytes()
         try:
@@ -98,6 +110,8 @@ def test_a_damaged_or_foreign_kept_entry_is_ignored(tmp_path: Path) -> None:
             continue
         if isinstance(value, dict) and "a001" in value and isinstance(value["a001"], tuple):
             path.write_bytes(blob[:len(blob) // 2])
+            truncated = True
+    assert truncated
     _retitle(root, 1, "Retitled again")
     build(root, workers=1)
     assert b"again" in b"".join(_index(root / "output").values())
