@@ -152,7 +152,7 @@ class LiveSite:
                 config, site, planned = due
                 with Pool(1):
                     self._settle(planned + plan_site(config, site, self.options, self.search, self._digester,
-                                                     self._env, pages=False))
+                                                     self._env, pages=False, parsed=self.parsed))
 
     def _update(self, changed: Iterable[str] | None, pages_ready: PagesReady) -> Update:
         from generator.parallel import Pool
@@ -212,7 +212,8 @@ class LiveSite:
         if self._later:
             self._due = (config, site, planned)
             return rendered, len(planned), False
-        search = plan_site(config, site, self.options, self.search, self._digester, self._env, pages=False)
+        search = plan_site(config, site, self.options, self.search, self._digester, self._env, pages=False,
+                           parsed=self.parsed)
         self._settle(planned + search)
         stage("plan search")
         return rendered, len(planned) + len(search), False

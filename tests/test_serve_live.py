@@ -195,6 +195,17 @@ def test_a_template_edit_goes_the_whole_way_and_search_follows(site: Path, tmp_p
     assert live.index_pending() == 1
     assert (live.out_dir / shard).stat().st_ino != before and live.outputs[shard] != ""
     _same_as_clean(live, tmp_path, search=True)
+    # A record retitled: the index is made of the other authors' documents as kept and this one's anew.
+    config = load_site(site)
+    path = cache_file(config.cache_path, "a003", config.authors[3].sources[0])
+    assert path is not None
+    entry = read_entry(path)
+    write_entry(path, dataclasses.replace(entry, records=(
+        dataclasses.replace(entry.records[0], title="Quokka dynamics"), *entry.records[1:])))
+    live.update([path.relative_to(site).as_posix()])
+    assert live.index_pending() == 1
+    _same_as_clean(live, tmp_path, search=True)
+    assert b"quokka" in b"".join(tree(live.out_dir / shard).values())
 
 
 def test_chromium_shows_an_author_edit_soon_after_the_write(site: Path) -> None:
