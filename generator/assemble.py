@@ -10,6 +10,7 @@ codes only) and, for every record, which profiled authors list it.
 from __future__ import annotations
 
 import dataclasses
+import heapq
 from collections import Counter, defaultdict
 from typing import Iterable
 
@@ -54,7 +55,8 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
 
 def newest(authors: Iterable[Author], count: int) -> tuple[Record, ...]:
     """The ``count`` newest records of all ``authors``, each once (the first author's, by key)."""
-    return tuple(sort_newest_first({r.key: r for a in authors for r in a.records}.values())[:count])
+    unique = {r.key: r for a in authors for r in a.records}.values()
+    return tuple(heapq.nlargest(count, unique, key=_newest_key))   # sort_newest_first(...)[:count], as documented
 
 
 def _groups(config: SiteConfig) -> tuple[str, ...]:
@@ -76,11 +78,14 @@ def kept_records(author: AuthorConfig, store: Store) -> list[Record]:
     return out
 
 
+def _newest_key(r: Record) -> tuple[int, str]:
+    return r.year or 0, r.published or ""
+
+
 def sort_newest_first(records: Iterable[Record]) -> list[Record]:
-    """Year descending, then date descending; undated records keep their source order."""
-    out = sorted(records, key=lambda r: (r.published or ""), reverse=True)
-    out.sort(key=lambda r: -(r.year or 0))
-    return out
+    """Year descending, then date descending; undated records keep their source order (a
+    reversed sort keeps equal items in their order)."""
+    return sorted(records, key=_newest_key, reverse=True)
 
 
 def assemble_author(a: AuthorConfig, store: Store, tax: Taxonomy, citations: str | None = None) -> Author:
