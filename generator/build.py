@@ -106,7 +106,7 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
     with Pool(workers) as pool:
         config = load_config(root, base_url, parsed)
         clock.stage("load config")
-        authors, warnings = _read_cache(config, strict, parsed, inputs)
+        authors, warnings = _read_cache(config, strict, parsed, inputs, pool.workers)
         clock.stage(f"read cache ({authors.assembled} authors assembled)")
         site = _assemble(config, authors)
         clock.stage("assemble")
@@ -155,7 +155,8 @@ def load_config(root: Path, base_url: str | None, parsed: ParsedInputs | None = 
     return config
 
 
-def _read_cache(config: SiteConfig, strict: bool, parsed: ParsedInputs, inputs: Inputs) -> tuple[Authors, list[str]]:
+def _read_cache(config: SiteConfig, strict: bool, parsed: ParsedInputs, inputs: Inputs,
+                workers: int = 1) -> tuple[Authors, list[str]]:
     """Every author, assembled from its cache files or kept from the last build when they and
     its configuration are unchanged (generator.snapshot); the cache's warnings and notes are
     logged. ``--strict`` reads the whole cache (the lint reads it) and refuses the same warnings
@@ -164,7 +165,7 @@ def _read_cache(config: SiteConfig, strict: bool, parsed: ParsedInputs, inputs: 
     from generator.snapshot import load_authors
     from generator.store import read_all
 
-    authors = load_authors(config, inputs, parsed)
+    authors = load_authors(config, inputs, parsed, workers)
     warnings = site_warnings(config, read_all(config, parsed=parsed), with_lint=True) if strict else authors.warnings
     for w in warnings:
         log.warning("%s", w)

@@ -70,19 +70,20 @@ class ParsedInputs:
         self.put(kind, name, data, value)
         return value
 
-    def lookup(self, kind: str, name: str, data: bytes) -> tuple[object] | None:
-        """(value,) kept for ``(kind, name, data)``, or None (a miss, counted)."""
+    def lookup(self, kind: str, name: str, data: bytes, count: bool = True) -> tuple[object] | None:
+        """(value,) kept for ``(kind, name, data)``, or None (a miss, counted unless ``count`` is
+        false: a value another process was to keep, looked up again)."""
         key = self._key(kind, name, data)
         if key in self._held:
-            self.hits += 1
+            self.hits += count
             return (self._held[key],)
         hexkey = key.hex()
         self.used.add(hexkey)
         found = _read(self.dir / hexkey[:2] / hexkey, key)
         if found is None:
-            self.misses += 1
+            self.misses += count
             return None
-        self.hits += 1
+        self.hits += count
         if kind in self.keep:
             self._held[key] = found[0]
         return found
