@@ -104,7 +104,7 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
             return done
     parsed = ParsedInputs(root)
     with Pool(workers) as pool:
-        config = load_config(root, base_url, parsed)
+        config = load_config(root, base_url, parsed, helper=pool.workers > 1)
         clock.stage("load config")
         authors, warnings = _read_cache(config, strict, parsed, inputs, pool.workers)
         clock.stage(f"read cache ({authors.assembled} authors assembled)")
@@ -145,10 +145,11 @@ def _unchanged(root: Path, target: Path, inputs: str, clock: Clock) -> BuildResu
                        reused=len(manifest.outputs))
 
 
-def load_config(root: Path, base_url: str | None, parsed: ParsedInputs | None = None) -> SiteConfig:
+def load_config(root: Path, base_url: str | None, parsed: ParsedInputs | None = None,
+                helper: bool = False) -> SiteConfig:
     from generator.config import load_site
 
-    config = load_site(root, base_url=base_url, parsed=parsed)
+    config = load_site(root, base_url=base_url, parsed=parsed, helper=helper)
     if not config.authors:
         raise SiteError("no authors configured", path="content/authors/",
                         hint="add one with 'authorsite new-author NAME'")

@@ -28,6 +28,7 @@ import os
 import pickle
 import shutil
 import threading
+import time
 from pathlib import Path
 from typing import Callable, TypeVar
 
@@ -58,7 +59,8 @@ class ParsedInputs:
         self.keep = keep
         self._held: dict[bytes, object] = {}
         self.used: set[str] = set()          # the keys read or written by this process
-        self.hits = self.misses = 0
+        self.hits = self.misses = 0          # values found made before, and made now (here or by a helper)
+        self._since = time.time()
 
     def get(self, kind: str, name: str, data: bytes, parse: Callable[[bytes], T]) -> T:
         """The value ``parse(data)`` gives, from the cache when it holds it. Exceptions of ``parse``
@@ -79,11 +81,15 @@ class ParsedInputs:
             return (self._held[key],)
         hexkey = key.hex()
         self.used.add(hexkey)
-        found = _read(self.dir / hexkey[:2] / hexkey, key)
+        found = _read(self.dir / hexkey[:2] / hexkey, key, self._since)
         if found is None:
             self.misses += count
             return None
-        self.hits += count
+        if found[1]:   # written since this process began: by a helper process of this build
+            self.misses += count
+        else:
+            self.hits += count
+        found = found[:1]
         if kind in self.keep:
             self._held[key] = found[0]
         return found
@@ -126,11 +132,13 @@ class ParsedInputs:
         return removed
 
 
-def _read(path: Path, key: bytes) -> tuple[object] | None:
-    """(value,) from an entry, or None when it is absent, truncated, corrupt or of another key."""
+def _read(path: Path, key: bytes, since: float) -> tuple[object, bool] | None:
+    """(value, whether the entry was written at or after ``since``) from an entry, or None when
+    it is absent, truncated, corrupt or of another key."""
     try:
         with open(path, "rb") as f:
             blob = f.read()
+            new = os.fstat(f.fileno()).st_mtime >= since
     except OSError:
         return None
     head = len(_MAGIC) + 2 * _SUM
@@ -141,7 +149,7 @@ def _read(path: Path, key: bytes) -> tuple[object] | None:
         log.debug("%s: corrupt entry ignored", path)
         return None
     try:
-        return (pickle.loads(payload),)
+        return pickle.loads(payload), new
     except Exception as exc:   # noqa: BLE001 - whatever a damaged pickle raises, the entry is ignored
         log.debug("%s: unreadable entry ignored (%r)", path, exc)
         return None

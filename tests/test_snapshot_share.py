@@ -1,6 +1,7 @@
-"""A cold build's authors made by two processes (generator.snapshot._share): the forked helper
-only speeds the build up; what it does not keep, the build's process makes, and the authors
-are those one process makes."""
+"""A cold build's author files and authors made by two processes (generator.config.authors._helping,
+generator.snapshot._share): the forked helper only speeds the build up; what it does not keep,
+the build's process makes, what it makes is what one process makes, and every problem is
+reported by the build's process."""
 
 from __future__ import annotations
 
@@ -53,3 +54,32 @@ def test_a_helper_that_keeps_nothing_leaves_the_build_its_authors(tmp_path: Path
     shared, _ = _load(root, 2, parsed)
     assert shared.parts == alone.parts and shared.assembled == _SHARE_FROM + 3
     assert parsed.lookup(KIND, load_site(root).authors[-1].slug, shared.keys[-1]) is None, "nothing was kept"
+
+
+def test_author_files_parsed_with_a_helper_are_those_parsed_alone(tmp_path: Path) -> None:
+    """generator.config.authors._helping: a forked process parses the later half of the author
+    files while the build reads them all; the configuration is the same, and a broken file in
+    the helper's half is reported by the build's process, with its file and line."""
+    from generator.config.authors import _HELP_FROM
+    from generator.config.site import load_site as load
+    from generator.errors import SiteError
+
+    root = synthetic_site(tmp_path / "syn", authors=_HELP_FROM + 4, records=1)
+    alone = load(root, parsed=ParsedInputs(root, write=False))
+    before = _children()
+    parsed = ParsedInputs(root)
+    helped = load(root, parsed=parsed, helper=True)
+    assert helped == alone and _children() <= before
+    assert parsed.misses == _HELP_FROM + 4 and parsed.hits == 0, "what the helper parsed counts as parsed now"
+    again = ParsedInputs(root)
+    assert load(root, parsed=again, helper=True) == alone and again.hits == _HELP_FROM + 4
+    broken = root / "content/authors/a040.yaml"
+    broken.write_text(broken.read_text() + "affiliation: [unclosed\n")
+    for attempt in range(2):   # the second time the helper has seen the file too
+        try:
+            load(root, parsed=ParsedInputs(root), helper=True)
+        except SiteError as exc:
+            assert "content/authors/a040.yaml:5: YAML syntax error" in str(exc), str(exc)
+        else:
+            raise AssertionError("the broken file was not reported")
+    assert _children() <= before

@@ -71,9 +71,11 @@ class SiteConfig:
         return self.root / "content" / "cache"
 
 
-def load_site(root: Path, base_url: str | None = None, parsed: ParsedInputs | None = None) -> SiteConfig:
+def load_site(root: Path, base_url: str | None = None, parsed: ParsedInputs | None = None,
+              helper: bool = False) -> SiteConfig:
     """Read the whole site configuration; raise one ``SiteError`` listing every problem.
-    ``parsed``: the parsed-input cache, for the author files (generator.parsed)."""
+    ``parsed``: the parsed-input cache, for the author files (generator.parsed), which a forked
+    process may parse in part meanwhile (``helper``: the build has more than one core)."""
     root = root.resolve()
     site_file = root / "site.yaml"
     if not site_file.is_file():
@@ -91,7 +93,7 @@ def load_site(root: Path, base_url: str | None = None, parsed: ParsedInputs | No
     values["extra"] = dict(values["extra"])
     if ck.problems:
         raise SiteError.from_problems(ck.problems)
-    return SiteConfig(root=root, **values, authors=load_authors(root, parsed, groups=values["groups"]),
+    return SiteConfig(root=root, **values, authors=load_authors(root, parsed, groups=values["groups"], helper=helper),
                       pages=load_pages(root))
 
 
