@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     import jinja2
 
     from generator.config import SiteConfig
+    from generator.early_index import EarlyIndex
     from generator.model import SiteModel
     from generator.parallel import Pool
     from generator.sitesize import SiteSize
@@ -103,20 +104,26 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
         if done is not None:
             return done
     parsed = ParsedInputs(root)
+    early: EarlyIndex | None = None
     with Pool(workers) as pool:
-        config = load_config(root, base_url, parsed, helper=pool.workers > 1)
-        clock.stage("load config")
-        authors, warnings = _read_cache(config, strict, parsed, inputs, pool.workers)
-        clock.stage(f"read cache ({authors.assembled} authors assembled)")
-        site = _assemble(config, authors)
-        clock.stage("assemble")
-        digester = jobs.Digester(site)
-        last = authors.seed(digester, parsed)
-        planned = plan_site(config, site, options, search, digester, parsed=parsed)
-        authors.keep_digests(digester, parsed, last)
-        clock.stage("plan jobs")
-        target = (out_dir or config.output_path).resolve()
-        total, size, rendered = _run(pool, config, planned, target, inputs.digest, clock)
+        try:
+            config = load_config(root, base_url, parsed, helper=pool.workers > 1)
+            clock.stage("load config")
+            authors, warnings = _read_cache(config, strict, parsed, inputs, pool.workers)
+            clock.stage(f"read cache ({authors.assembled} authors assembled)")
+            site = _assemble(config, authors)
+            clock.stage("assemble")
+            digester = jobs.Digester(site)
+            last = authors.seed(digester, parsed)
+            target = (out_dir or config.output_path).resolve()
+            early = _early_index(config, site, options, authors, digester, parsed, target) if search else None
+            planned = plan_site(config, site, options, search, digester, parsed=parsed)
+            authors.keep_digests(digester, parsed, last)
+            clock.stage("plan jobs")
+            total, size, rendered = _run(pool, config, planned, target, inputs.digest, clock, early)
+        finally:
+            if early is not None:
+                early.stop()
     log.debug("parsed inputs: %d reused, %d parsed, %d stale entries removed", parsed.hits, parsed.misses,
               parsed.prune())
     for name, seconds in clock.stages:
@@ -214,10 +221,31 @@ def plan_site(config: SiteConfig, site: SiteModel, options: dict[str, object], s
     return jobs.plan_jobs(tasks, site, jobs.common_digest(config.root, site, options), digester)
 
 
+def _early_index(config: SiteConfig, site: SiteModel, options: dict[str, object], authors: Authors,
+                 digester: jobs.Digester, parsed: ParsedInputs, target: Path) -> EarlyIndex | None:
+    """On a rebuild (few authors assembled anew), the search index started now in a forked
+    process when its digest changed (generator.early_index); None otherwise."""
+    from generator.early_index import REBUILD_SHARE, EarlyIndex
+    from generator.output import check_output_dir
+    from generator.search import search_tasks
+
+    try:
+        check_output_dir(target, config.root)   # as write_site will: nothing is made beside a refused folder
+    except SiteError:
+        return None
+    EarlyIndex.clear(target)
+    if authors.assembled > REBUILD_SHARE * len(authors.parts):
+        return None
+    [job] = jobs.plan_jobs(search_tasks(site, digester, parsed), site, jobs.common_digest(config.root, site, options),
+                           digester)
+    return EarlyIndex.start(job, jobs.Manifest.read(jobs.manifest_path(config.root, target)), target)
+
+
 def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, inputs: str,
-         clock: Clock) -> tuple[int, SiteSize, int]:
-    """Reuse what is unchanged, run the rest into staging, swap it in, then write the manifest.
-    Returns (bytes written, the output's size, jobs run)."""
+         clock: Clock, early: EarlyIndex | None = None) -> tuple[int, SiteSize, int]:
+    """Reuse what is unchanged, run the rest into staging (but the search index that ``early``
+    made, when it made this one), swap it in, then write the manifest. Returns (bytes written,
+    the output's size, jobs run)."""
     from generator.output import build_lock, write_site
     from generator.themes import static_dirs
 
@@ -235,7 +263,11 @@ def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, 
         rendered[0] = len(run)
         log.info("rendering %d of %d jobs (%d unchanged, reused) with %d process%s...", len(run), len(planned),
                  len(reuse), pool.workers, "es" if pool.workers > 1 else "")
-        written = pool.run([j.task for j in run], staging)
+        later = [j for j in run if early is not None and j.rel_path == early.job.rel_path]
+        written = pool.run([j.task for j in run if j not in later], staging)
+        for job in later:   # the early index, made meanwhile; made here if it was not
+            written += _folder_bytes(staging / job.rel_path) if early and early.take(job, staging) \
+                else pool.run([job.task], staging)
         clock.stage(f"run jobs ({pool.workers} process{'es' if pool.workers > 1 else ''}, "
                     f"{len(reuse)} reused)")
         return written
@@ -245,3 +277,7 @@ def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, 
         clock.stage("swap")
         jobs.Manifest(inputs, {j.rel_path: j.digest for j in planned}).write(path)
     return total, size, rendered[0]
+
+
+def _folder_bytes(folder: Path) -> int:
+    return sum(e.stat().st_size for e in folder.rglob("*") if e.is_file())

@@ -71,6 +71,11 @@ def spare_dir(out_dir: Path) -> Path:
     return out_dir.with_name(f".{out_dir.name}.authorsite-spare")
 
 
+def index_scratch_dir(out_dir: Path) -> Path:
+    """Where a rebuild's search index is made early (generator.early_index), on the output's file system."""
+    return out_dir.with_name(f".{out_dir.name}.authorsite-index")
+
+
 def recover(out_dir: Path) -> None:
     """Repair what an interrupted earlier run left: a missing output with a kept old one,
     and stale staging/old folders."""

@@ -115,3 +115,70 @@ def test_a_damaged_or_foreign_kept_entry_is_ignored(tmp_path: Path) -> None:
     _retitle(root, 1, "Retitled again")
     build(root, workers=1)
     assert b"again" in b"".join(_index(root / "output").values())
+
+
+def test_a_rebuilds_index_made_early_by_a_helper_is_a_clean_builds(tmp_path: Path) -> None:
+    """generator.early_index: on a rebuild whose index changed, a forked process makes it while
+    the build plans and renders; the build takes it, and the output is a clean build's. With
+    the helper's folder unusable, the build makes the index itself, with the same bytes."""
+    from test_jobs import assert_same_as_clean, cli
+
+    from generator.output import index_scratch_dir
+
+    root = synthetic_site(tmp_path / "site", authors=40, records=6)
+    cli(root, "build", workers=2)
+    _retitle(root, 3, "Early bird quokkas")
+    res = cli(root, "build", workers=2)
+    assert "search index: made meanwhile by a helper process" in res.stderr, res.stderr[-2000:]
+    assert b'"quokkas"' in b"".join(_index(root / "output").values())
+    assert not index_scratch_dir(root / "output").exists(), "the helper's folder was left"
+    assert_same_as_clean(root, tmp_path, "early")
+    index_scratch_dir(root / "output").mkdir()   # as a build killed outright leaves it: removed
+    _retitle(root, 5, "Late bird")
+    res = cli(root, "build", workers=2)
+    assert "made meanwhile" in res.stderr and not index_scratch_dir(root / "output").exists()
+    assert_same_as_clean(root, tmp_path, "late")
+
+
+def _folder_job(fill, digest: str = "d1"):   # noqa: ANN001, ANN202 - a test helper
+    from generator.jobs import Job
+    from generator.tasks import FolderTask
+
+    return Job(FolderTask("search/index", fill), digest)
+
+
+def _fill(dest: Path) -> int:
+    (dest / "search/index").mkdir(parents=True)
+    (dest / "search/index/meta.json").write_text("{}")
+    return 2
+
+
+def _fail(dest: Path) -> int:
+    raise RuntimeError("the helper's task fails")
+
+
+def test_the_early_index_is_taken_only_when_the_helper_made_that_job(tmp_path: Path) -> None:
+    from test_snapshot_share import _children
+
+    from generator.early_index import EarlyIndex
+    from generator.jobs import Job, Manifest
+    from generator.output import index_scratch_dir
+
+    out = tmp_path / "output"
+    out.mkdir()
+    before = _children()
+    job, manifest = _folder_job(_fill), Manifest("inputs", {"search/index": "d0"})
+    assert EarlyIndex.start(job, Manifest("inputs", {"search/index": "d1"}), out) is None, "unchanged: not made"
+    assert EarlyIndex.start(job, None, out) is None, "no last build: not made"
+    early = EarlyIndex.start(job, manifest, out)
+    assert early is not None
+    (tmp_path / "staging/search/index/t").mkdir(parents=True)   # the spare's empty folders
+    assert not early.take(Job(job.task, "another digest"), tmp_path / "staging")
+    assert early.take(job, tmp_path / "staging")
+    assert (tmp_path / "staging/search/index/meta.json").read_text() == "{}"
+    early.stop()
+    failing = _folder_job(_fail)
+    early = EarlyIndex.start(failing, manifest, out)
+    assert early is not None and not early.take(failing, tmp_path / "staging2")
+    early.stop()
+    assert not index_scratch_dir(out).exists() and _children() <= before
