@@ -183,11 +183,16 @@ def _share(config: SiteConfig, todo: list[tuple[AuthorConfig, bytes]], parsed: P
     without it. Leaving early (an error, a signal) stops the helper."""
     pid = -1
     if todo and parsed.write:
+        from generator.parallel import die_with_parent
+
+        die = die_with_parent(signal.SIGKILL)   # an orphan would go on for seconds, for nothing
         try:
             pid = os.fork()
         except OSError:
             pid = -1
         if pid == 0:
+            if die is not None:
+                die()
             _helper(config, todo, parsed)
 
     def wait() -> None:

@@ -136,6 +136,9 @@ def _helping(reader: _Reader, names: list[str]) -> Iterator[None]:
     itself, and it reports nothing (the body reports every problem). Stopped when the body ends."""
     pid = -1
     if len(names) >= _HELP_FROM and reader.parsed is not None and reader.parsed.write:
+        from generator.parallel import die_with_parent
+
+        die = die_with_parent(signal.SIGKILL)   # an orphan would go on for a second, for nothing
         try:
             pid = os.fork()
         except OSError:
@@ -143,6 +146,8 @@ def _helping(reader: _Reader, names: list[str]) -> Iterator[None]:
         if pid == 0:
             code = 1
             try:
+                if die is not None:
+                    die()
                 logging.disable(logging.CRITICAL)
                 for name in reversed(names[len(names) // 2:]):
                     with contextlib.suppress(SiteError):
