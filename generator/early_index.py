@@ -16,10 +16,10 @@ next build with a search index removes a folder that a build killed outright lef
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import shutil
-import signal
 from pathlib import Path
 
 from generator.jobs import Job, Manifest
@@ -44,19 +44,18 @@ class EarlyIndex:
         another digest for it; None when there is nothing to do or no fork."""
         if manifest is None or manifest.outputs.get(job.rel_path) == job.digest:
             return None
-        from generator.parallel import die_with_parent
+        from generator.parallel import fork_helper
 
         folder = index_scratch_dir(out_dir)
-        die = die_with_parent(signal.SIGKILL)
         try:
             folder.mkdir(mode=0o755)
-            pid = os.fork()
         except OSError as exc:
             log.debug("search index not made early: %s", exc)
+            return None
+        pid = fork_helper(functools.partial(job.task.fill, folder))   # type: ignore[union-attr]
+        if pid < 0:
             shutil.rmtree(folder, ignore_errors=True)
             return None
-        if pid == 0:
-            _make(job, folder, die)
         return cls(job, pid, folder)
 
     @staticmethod
@@ -85,9 +84,10 @@ class EarlyIndex:
 
     def stop(self) -> None:
         """Kill the helper if it still runs, and remove its folder."""
-        if self.pid > 0:
-            os.kill(self.pid, signal.SIGKILL)
-            self._wait()
+        from generator.parallel import stop_helper
+
+        stop_helper(self.pid)
+        self.pid = -1
         shutil.rmtree(self.folder, ignore_errors=True)
 
     def _wait(self) -> bool:
@@ -97,16 +97,3 @@ class EarlyIndex:
         _, status = os.waitpid(self.pid, 0)
         self.pid = 0 if os.waitstatus_to_exitcode(status) == 0 else -1
         return self.pid == 0
-
-
-def _make(job: Job, folder: Path, die: object) -> None:
-    """The helper: the job's task into ``folder``, then out without Python's teardown."""
-    code = 1
-    try:
-        if callable(die):
-            die()
-        logging.disable(logging.CRITICAL)
-        job.task.fill(folder)   # type: ignore[union-attr]
-        code = 0
-    finally:
-        os._exit(code)

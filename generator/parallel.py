@@ -22,6 +22,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import gc
+import logging
 import multiprocessing
 import os
 import signal
@@ -135,6 +136,37 @@ def die_with_parent(sig: int) -> Callable[[], None] | None:
     if prctl is None:
         return None
     return functools.partial(prctl, _PR_SET_PDEATHSIG, sig)
+
+
+def fork_helper(work: Callable[[], object]) -> int:
+    """Fork a helper process that runs ``work`` and exits (status 0 if it returned, 1 if it
+    raised), silent (logging off) and without Python's teardown, and dies with the thread that
+    forked it (``die_with_parent``); returns its pid, or -1 when it cannot fork. For work that
+    only speeds a build up (generator.snapshot, config.authors, early_index): the caller makes
+    whatever the helper did not, and stops it with ``stop_helper``."""
+    die = die_with_parent(signal.SIGKILL)
+    try:
+        pid = os.fork()
+    except OSError:
+        return -1
+    if pid == 0:
+        code = 1
+        try:
+            if die is not None:
+                die()
+            logging.disable(logging.CRITICAL)
+            work()
+            code = 0
+        finally:
+            os._exit(code)
+    return pid
+
+
+def stop_helper(pid: int) -> None:
+    """Kill and reap a helper of ``fork_helper`` that may still run (a pid <= 0 is none)."""
+    if pid > 0:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
 
 
 def _die_with(parent: int) -> None:

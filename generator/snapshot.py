@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import logging
 import os
-import signal
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterator, Mapping, NoReturn, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 
 from generator import cache
 from generator.jobs import Digester
@@ -181,19 +181,10 @@ def _share(config: SiteConfig, todo: list[tuple[AuthorConfig, bytes]], parsed: P
     loads what the helper kept, and makes whatever it did not (a failed or killed helper, no
     fork, a cache that is not written), so every error is reported by the build's process, as
     without it. Leaving early (an error, a signal) stops the helper."""
-    pid = -1
-    if todo and parsed.write:
-        from generator.parallel import die_with_parent
+    from generator.parallel import fork_helper, stop_helper
 
-        die = die_with_parent(signal.SIGKILL)   # an orphan would go on for seconds, for nothing
-        try:
-            pid = os.fork()
-        except OSError:
-            pid = -1
-        if pid == 0:
-            if die is not None:
-                die()
-            _helper(config, todo, parsed)
+    work = functools.partial(_make, config, [(i, a, key) for i, (a, key) in enumerate(todo)], [None] * len(todo), parsed)
+    pid = fork_helper(work) if todo and parsed.write else -1
 
     def wait() -> None:
         nonlocal pid
@@ -204,21 +195,7 @@ def _share(config: SiteConfig, todo: list[tuple[AuthorConfig, bytes]], parsed: P
     try:
         yield wait
     finally:
-        if pid > 0:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-
-
-def _helper(config: SiteConfig, todo: list[tuple[AuthorConfig, bytes]], parsed: ParsedInputs) -> NoReturn:
-    """The forked process of ``_share``: it keeps the parts it makes, says nothing (the build's
-    process reports every warning, from the parts) and leaves without Python's teardown."""
-    code = 1
-    try:
-        logging.disable(logging.CRITICAL)
-        _make(config, [(i, a, key) for i, (a, key) in enumerate(todo)], [None] * len(todo), parsed)
-        code = 0
-    finally:
-        os._exit(code)
+        stop_helper(pid)
 
 
 def make_part(config: SiteConfig, a: AuthorConfig, store: Store, tax: object, contents: Digester) -> AuthorPart:

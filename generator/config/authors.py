@@ -8,9 +8,7 @@ before their contents are read.
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
-import signal
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -134,33 +132,18 @@ def _helping(reader: _Reader, names: list[str]) -> Iterator[None]:
     """Parse the later half of ``names`` in a forked process (into ``reader.parsed``) while the
     body reads them all. Only an accelerator: a file it has not parsed yet, the body parses
     itself, and it reports nothing (the body reports every problem). Stopped when the body ends."""
-    pid = -1
-    if len(names) >= _HELP_FROM and reader.parsed is not None and reader.parsed.write:
-        from generator.parallel import die_with_parent
+    from generator.parallel import fork_helper, stop_helper
 
-        die = die_with_parent(signal.SIGKILL)   # an orphan would go on for a second, for nothing
-        try:
-            pid = os.fork()
-        except OSError:
-            pid = -1
-        if pid == 0:
-            code = 1
-            try:
-                if die is not None:
-                    die()
-                logging.disable(logging.CRITICAL)
-                for name in reversed(names[len(names) // 2:]):
-                    with contextlib.suppress(SiteError):
-                        reader.read(name)
-                code = 0
-            finally:
-                os._exit(code)
+    def work() -> None:
+        for name in reversed(names[len(names) // 2:]):
+            with contextlib.suppress(SiteError):
+                reader.read(name)
+
+    pid = fork_helper(work) if len(names) >= _HELP_FROM and reader.parsed is not None and reader.parsed.write else -1
     try:
         yield
     finally:
-        if pid > 0:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
+        stop_helper(pid)
 
 
 def _refuse_file(f: Path, root: Path, display: str, seen: dict[str, str], inside: bool = False) -> Problem | None:
