@@ -26,8 +26,10 @@ site: $(VENV)/.installed
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 
+# One pytest process per core (pytest-xdist), each taking whole test files (--dist loadfile), so
+# a module's fixtures (a build, a server) are made once, as in a single process.
 test: $(VENV)/.installed-test node_modules/.package-lock.json
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto --dist loadfile
 
 serve: $(VENV)/.installed
 	$(CLI) serve

@@ -44,6 +44,20 @@ def chromium_browser() -> Iterator[object]:
 
 
 @contextmanager
+def borrowed(browser) -> Iterator[object]:  # noqa: ANN001 - playwright Browser
+    """The shared browser (conftest's ``chromium``) for one block: every context and page opened
+    in the block is closed on leaving it, as closing a browser of its own did, so a page never
+    outlives the block (and the server it talks to)."""
+    before = set(browser.contexts)
+    try:
+        yield browser
+    finally:
+        for context in browser.contexts:
+            if context not in before:
+                context.close()
+
+
+@contextmanager
 def serve_site(root: Path, extra: list[str] | None = None) -> Iterator[str]:
     """Run ``authorsite serve --port 0`` on a site and yield its URL."""
     proc = subprocess.Popen([*CLI, "-C", str(root), "serve", "--port", "0", *(extra or [])],

@@ -3,6 +3,11 @@
 * ``demo``: the repository's demo site (site.yaml + content/) copied into a temporary
   folder and built once per session with the built-in theme; tests read it, never change it.
 * ``demo_copy``: a fresh copy of the demo site, built, for tests that change or remove files.
+* ``quality_site``: the demo site built once per session by the CLI for quality_util.BASE_URL
+  (a GitHub Pages project path), for the browser and validator tests; read-only.
+* ``chromium``: Debian's Chromium under Playwright, launched once per session (per xdist worker);
+  ``browser``: the same browser for one test, every context and page the test opened closed
+  after it (browser_util.borrowed).
 * An autouse guard refuses network connections to anything but the loopback interface,
   so a test can talk to its own server on 127.0.0.1 but never to the internet
   (mark a test ``allow_network`` to lift it).
@@ -20,7 +25,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from browser_util import borrowed, chromium_browser  # noqa: E402
 from helpers import build, copy_demo  # noqa: E402
+from quality_util import build_demo_site  # noqa: E402
 
 _LOCAL_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
 
@@ -95,3 +102,29 @@ def demo_copy(tmp_path: Path) -> Demo:
     """A private copy of the demo site, built, for tests that change it."""
     root = copy_demo(tmp_path / "site")
     return Demo(root, build(root))
+
+
+@pytest.fixture(scope="session")
+def quality_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo site (with its templates, static files and search page) built once by
+    ``authorsite build --base-url quality_util.BASE_URL``, the output folder. Shared by the
+    browser and validator tests, which read it and never change it."""
+    return build_demo_site(tmp_path_factory.mktemp("quality-demo"))
+
+
+@pytest.fixture(scope="session")
+def chromium():  # noqa: ANN201 - playwright Browser
+    """One Chromium for the session (each xdist worker has its own): a launch costs 1.5-2.5 s
+    and the tests make their own pages, each ``browser.new_page()`` in a fresh context (no
+    cookies, storage or cache shared). Fixtures wider than a test take this one; tests take
+    ``browser``. While it runs, Playwright's sync API holds this thread's asyncio event loop:
+    a test that needs ``asyncio.run`` must call it in another thread."""
+    with chromium_browser() as b:
+        yield b
+
+
+@pytest.fixture
+def browser(chromium):  # noqa: ANN001, ANN201
+    """The session's Chromium for one test; what the test opened is closed after it."""
+    with borrowed(chromium) as b:
+        yield b

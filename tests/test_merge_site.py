@@ -83,15 +83,15 @@ def test_citations_only_when_the_site_turns_them_on(built: dict[bool, Path]) -> 
     assert "42" not in bib and "Cited" not in bib and "OpenAlex" not in bib
 
 
-def test_merged_author_page_passes_vnu_and_axe(tmp_path: Path) -> None:
-    from browser_util import chromium_browser
+def test_merged_author_page_passes_vnu_and_axe(tmp_path: Path, chromium) -> None:  # noqa: ANN001
+    from browser_util import borrowed
 
     require_node_tools()
     out = build(_site(tmp_path, True, base="https://example.github.io" + BASE_PATH), search=False)
     page_file = out / PAGE
     errors = [format_vnu(m, out) for m in run_vnu([page_file])]
     assert errors == [], "\n".join(errors)
-    with static_server(out) as base, chromium_browser() as browser:
+    with static_server(out) as base, borrowed(chromium) as browser:
         page = browser.new_page()  # type: ignore[attr-defined]
         page.goto(base + routes.author("ada").url, wait_until="load")
         violations = [format_axe(v, "merged author page") for v in run_axe(page)]

@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 import test_record_display as rd
-from browser_util import chromium_browser
-from quality_util import (BASE_PATH, PageWatch, build_demo_site, format_axe, format_vnu, require_node_tools,
-                          run_axe, run_vnu, static_server)
+from quality_util import (BASE_PATH, PageWatch, format_axe, format_vnu, require_node_tools, run_axe, run_vnu,
+                          static_server)
 
 from generator import routes
 
@@ -26,16 +25,9 @@ SAMPLE_AUTHORS = ["jane-doe", "john-roe"]
 
 
 @pytest.fixture(scope="module")
-def sites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    demo = build_demo_site(tmp_path_factory.mktemp("demo"))
+def sites(quality_site: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     samples = rd.build_sample(tmp_path_factory.mktemp("samples"), big=True)
-    return {"demo": demo, "samples": samples}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium_browser() as b:
-        yield b
+    return {"demo": quality_site, "samples": samples}
 
 
 def _chips_match_filter(browser, root: Path, slugs: list[str]) -> list[str]:  # noqa: ANN001

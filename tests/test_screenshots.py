@@ -21,9 +21,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from browser_util import chromium_browser
-from quality_util import (ARTIFACTS, REPO, PageWatch, build_demo_site, format_axe, require_node_tools, run_axe,
-                          static_server)
+from quality_util import ARTIFACTS, REPO, PageWatch, format_axe, require_node_tools, run_axe, static_server
 
 WIDTHS = (320, 390, 600, 1280)
 SCHEMES = ("light", "dark")
@@ -35,16 +33,9 @@ README_SHOTS = ("home-390-light.jpg", "author-390-dark.jpg", "home-1280-dark.jpg
 
 
 @pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> str:
-    site = build_demo_site(tmp_path_factory.mktemp("shots"))
-    with static_server(site) as url:
+def base(quality_site: Path) -> str:
+    with static_server(quality_site) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium_browser() as b:
-        yield b
 
 
 def _open(browser, base: str, path: str, scheme: str, width: int):  # noqa: ANN001, ANN202

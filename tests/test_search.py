@@ -17,7 +17,7 @@ import sys
 import threading
 from pathlib import Path
 
-from browser_util import chromium_browser
+from browser_util import borrowed
 from test_jobs import synthetic_site
 
 from generator import routes
@@ -40,11 +40,11 @@ BATTERY = [
 ]
 
 
-def test_the_python_and_javascript_tokenizers_agree() -> None:
+def test_the_python_and_javascript_tokenizers_agree(chromium) -> None:  # noqa: ANN001
     src = SEARCH_JS.read_text("utf-8")
     fn = re.search(r"\n  (function tokens\(text\) \{.*?\n  \})\n", src, re.S)
     assert fn, "search.js has no tokens(text) function"
-    with chromium_browser() as browser:
+    with borrowed(chromium) as browser:
         page = browser.new_page()
         got = page.evaluate(f"(texts) => {{ {fn.group(1)}; return texts.map(tokens); }}", BATTERY)
     want = [tokens(t) for t in BATTERY]
@@ -156,7 +156,7 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def test_a_two_word_query_finds_each_authors_papers_within_the_request_budget(tmp_path: Path) -> None:
+def test_a_two_word_query_finds_each_authors_papers_within_the_request_budget(tmp_path: Path, chromium) -> None:  # noqa: ANN001
     root = synthetic_site(tmp_path / "syn")
     out = tmp_path / "out"
     subprocess.run([sys.executable, "-m", "generator", "-q", "-C", str(root), "build", "--base-url", "/",
@@ -165,7 +165,7 @@ def test_a_two_word_query_finds_each_authors_papers_within_the_request_budget(tm
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{srv.server_port}/"
     try:
-        with chromium_browser() as browser:
+        with borrowed(chromium) as browser:
             for slug in ("a000", "a037"):
                 page = browser.new_page()
                 page.goto(base + "search/", wait_until="load")

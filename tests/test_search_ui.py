@@ -20,23 +20,15 @@ import time
 from pathlib import Path
 
 import pytest
-from browser_util import chromium_browser
-from quality_util import ARTIFACTS, REPO, build_demo_site, format_axe, require_node_tools, run_axe, static_server
+from quality_util import ARTIFACTS, REPO, format_axe, require_node_tools, run_axe, static_server
 
 DARK_BG, LIGHT_BG = "#14171b", "#ffffff"
 
 
 @pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> str:
-    site: Path = build_demo_site(tmp_path_factory.mktemp("search-ui"))
-    with static_server(site) as url:
+def base(quality_site: Path) -> str:
+    with static_server(quality_site) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium_browser() as b:
-        yield b
 
 
 @pytest.fixture(scope="module")

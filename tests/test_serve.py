@@ -16,7 +16,7 @@ from typing import Iterator
 from urllib.parse import urlsplit
 
 import pytest
-from browser_util import CLI, chromium_browser, serve_site
+from browser_util import CLI, borrowed, serve_site
 
 from generator.serve_watch import watch_inputs
 
@@ -48,10 +48,10 @@ def _raw(url: str, target: str, headers: dict[str, str] | None = None, method: s
         conn.close()
 
 
-def test_edit_reloads_open_page_and_broken_yaml_shows_error(site: Path) -> None:
+def test_edit_reloads_open_page_and_broken_yaml_shows_error(site: Path, chromium) -> None:  # noqa: ANN001
     author = site / "content/authors/bin-cui.yaml"
     original = author.read_text()
-    with serve_site(site) as url, chromium_browser() as browser:
+    with serve_site(site) as url, borrowed(chromium) as browser:
         page = browser.new_page()
         page.goto(url + "authors/bin-cui/")
         assert page.locator("h1").inner_text() == "Bin Cui"

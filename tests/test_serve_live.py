@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from browser_util import chromium_browser, serve_site
+from browser_util import borrowed, serve_site
 from test_jobs import synthetic_site, tree
 
 from generator import routes
@@ -208,10 +208,10 @@ def test_a_template_edit_goes_the_whole_way_and_search_follows(site: Path, tmp_p
     assert b"quokka" in b"".join(tree(live.out_dir / shard).values())
 
 
-def test_chromium_shows_an_author_edit_soon_after_the_write(site: Path) -> None:
+def test_chromium_shows_an_author_edit_soon_after_the_write(site: Path, chromium) -> None:  # noqa: ANN001
     author = site / "content/authors/a004.yaml"
     original = author.read_text()
-    with serve_site(site) as url, chromium_browser() as browser:
+    with serve_site(site) as url, borrowed(chromium) as browser:
         page = browser.new_page()
         page.goto(url + "authors/a004/")
         page.wait_for_timeout(300)   # let the reload script start polling
@@ -226,12 +226,12 @@ def test_chromium_shows_an_author_edit_soon_after_the_write(site: Path) -> None:
         assert min(times) < 2.0, times
 
 
-def test_chromium_reloads_each_page_once_when_its_own_file_changed(site: Path) -> None:
+def test_chromium_reloads_each_page_once_when_its_own_file_changed(site: Path, chromium) -> None:  # noqa: ANN001
     """An affiliation edit: the author's page reloads once (its own file first, not again when the
     home page is written after it), the home page (it lists affiliations) reloads once, and
     another author's page not at all."""
     author = site / "content/authors/a004.yaml"
-    with serve_site(site) as url, chromium_browser() as browser:
+    with serve_site(site) as url, borrowed(chromium) as browser:
         pages, loads = {}, {}
         for name, path in (("author", "authors/a004/"), ("home", ""), ("other", "authors/a005/")):
             pages[name] = page = browser.new_page()

@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_util import chromium_browser
-from quality_util import build_demo_site, static_server
+from browser_util import borrowed
+from quality_util import static_server
 
 WIDTHS = (320, 390, 414, 600, 1280)
 PAGES = ("", "authors/bin-cui/", "subjects/", "search/")
@@ -31,16 +31,15 @@ _MEASURE = """() => {
 
 
 @pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> str:
-    site: Path = build_demo_site(tmp_path_factory.mktemp("header"))
-    with static_server(site) as url:
+def base(quality_site: Path) -> str:
+    with static_server(quality_site) as url:
         yield url
 
 
 @pytest.mark.parametrize("scheme", ("light", "dark"))
-def test_header_items_never_wrap_and_nothing_scrolls_sideways(base: str, scheme: str) -> None:
+def test_header_items_never_wrap_and_nothing_scrolls_sideways(base: str, chromium, scheme: str) -> None:  # noqa: ANN001
     problems = []
-    with chromium_browser() as browser:
+    with borrowed(chromium) as browser:
         for width in WIDTHS:
             page = browser.new_page(viewport={"width": width, "height": 800})
             page.emulate_media(color_scheme=scheme)

@@ -11,9 +11,9 @@ templates and static files, as rendered by generator.render and indexed by gener
 
 Needs ``npm ci --ignore-scripts`` (vnu-jar and axe-core, pinned in package-lock.json), java,
 and Debian's chromium (never ``playwright install``); a missing tool fails the test with the
-command that installs it, and the module builds the site it checks (search page included), so
-nothing here skips. Set AUTHORSITE_UPDATE_SCREENSHOT=1 to
-refresh docs/screenshot-author.png, the README's picture.
+command that installs it, and the suite builds the site it checks (conftest.py's quality_site,
+search page included), so nothing here skips. Set AUTHORSITE_UPDATE_SCREENSHOT=1 to refresh
+docs/screenshot-author.png, the README's picture.
 """
 
 from __future__ import annotations
@@ -27,9 +27,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from browser_util import chromium_browser
-from quality_util import (ARTIFACTS, REPO, PageWatch, build_demo_site, build_site_dir, format_axe, format_vnu,
-                          is_png, require_node_tools, run_axe, run_vnu, static_server)
+from quality_util import (ARTIFACTS, REPO, PageWatch, build_site_dir, format_axe, format_vnu, is_png,
+                          require_node_tools, run_axe, run_vnu, static_server)
 
 from generator import routes
 
@@ -38,14 +37,11 @@ DOCS_SHOT = REPO / "docs" / "screenshot-author.png"
 SCHEMES = ("light", "dark")
 
 
-# --- fixtures: one build, one server, one browser for the whole module -----------------------
+# --- fixtures: one build and one browser for the session (conftest), one server for the module ----
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    t0 = time.monotonic()
-    out = build_demo_site(tmp_path_factory.mktemp("quality"))
-    print(f"\nbuilt demo site in {time.monotonic() - t0:.2f} s")
-    return out
+def site(quality_site: Path) -> Path:
+    return quality_site
 
 
 @pytest.fixture(scope="module")
@@ -65,12 +61,6 @@ def stress_base(tmp_path_factory: pytest.TempPathFactory) -> str:
     out = build_site_dir(src, work / "out")
     with static_server(out) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium_browser() as b:
-        yield b
 
 
 # Content that tries to break a phone layout: unbreakable words, long URLs, long inline math.
@@ -104,9 +94,9 @@ def _first(site: Path, pattern: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def search_term(site: Path, base: str, browser) -> tuple[str, str]:  # noqa: ANN001
+def search_term(site: Path, base: str, chromium) -> tuple[str, str]:  # noqa: ANN001
     """(record title, a word found only in it) from the first author page."""
-    page, _, _ = _open(browser, base, _first(site, "authors/*/index.html"))
+    page, _, _ = _open(chromium, base, _first(site, "authors/*/index.html"))
     try:
         return _unique_title_word(page)
     finally:

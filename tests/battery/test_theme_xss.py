@@ -21,7 +21,7 @@ from typing import Iterator
 
 import pytest
 from batterykit import XSS, make_hostile_site
-from browser_util import chromium_browser
+from browser_util import borrowed
 
 from generator import routes
 
@@ -66,9 +66,9 @@ def hostile_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         server.server_close()
 
 
-def test_xss_payloads_run_no_script_in_chromium(hostile_url: str) -> None:
+def test_xss_payloads_run_no_script_in_chromium(hostile_url: str, chromium) -> None:  # noqa: ANN001
     events: list[str] = []
-    with chromium_browser() as browser:
+    with borrowed(chromium) as browser:
         context = browser.new_context()
         context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(hostile_url)
                       else (events.append(f"request off the site: {route.request.url}"), route.abort()))
@@ -106,7 +106,7 @@ def test_xss_payloads_run_no_script_in_chromium(hostile_url: str) -> None:
         assert payload in page_text, f"{payload!r} is not shown as text"
 
 
-def test_the_listeners_would_catch_a_script(tmp_path: Path) -> None:
+def test_the_listeners_would_catch_a_script(tmp_path: Path, chromium) -> None:  # noqa: ANN001
     """Control: the same harness on a page that does run a payload sees the dialog and the handler."""
     (tmp_path / "control.html").write_text('<!DOCTYPE html><html><head><title>c</title></head><body>'
                                            '<img src="x" onerror="alert(\'control\')"></body></html>')
@@ -114,7 +114,7 @@ def test_the_listeners_would_catch_a_script(tmp_path: Path) -> None:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     events: list[str] = []
     try:
-        with chromium_browser() as browser:
+        with borrowed(chromium) as browser:
             page = browser.new_page()
             page.on("dialog", lambda d: (events.append(f"dialog: {d.message}"), d.dismiss()))
             page.goto(f"http://127.0.0.1:{server.server_port}/control.html")
