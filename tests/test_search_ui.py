@@ -111,6 +111,7 @@ def test_arrows_enter_and_escape(base: str, browser, term) -> None:  # noqa: ANN
     page, errors = _open(browser, base)
     try:
         _type_in_header(page, word)
+        _count(page, ".site-header", papers)   # the word's own rows, not a prefix's still being replaced
         hits = page.locator(".site-header .hit-title")
         focused = "document.activeElement.textContent"
         page.keyboard.press("ArrowDown")
