@@ -42,6 +42,7 @@ import hashlib
 import json
 import operator
 import re
+import sys
 import unicodedata
 from collections import defaultdict
 from pathlib import Path
@@ -93,9 +94,11 @@ def _dumps(value: object) -> bytes:
 
 
 def term_sets(title: str, other: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """A document's terms: those of its title, and those of its other text that its title lacks."""
-    in_title = set(tokens(title))
-    return tuple(in_title), tuple(set(tokens(other)).difference(in_title))
+    """A document's terms: those of its title, and those of its other text that its title lacks.
+    Interned: the documents kept for the next build (generator.search.Kept) hold every term of
+    81,304 papers at once, 1.6 million strings for 89,000 distinct terms at 1,000 x 100."""
+    in_title = set(map(sys.intern, tokens(title)))
+    return tuple(in_title), tuple(set(map(sys.intern, tokens(other))).difference(in_title))
 
 
 def postings(docs: Iterable[tuple[str, str]]) -> dict[str, tuple[list[int], list[int]]]:
