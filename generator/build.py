@@ -116,8 +116,9 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
             digester = jobs.Digester(site)
             last = authors.seed(digester, parsed)
             target = (out_dir or config.output_path).resolve()
-            early = _early_index(config, site, options, authors, digester, parsed, target) if search else None
-            planned = plan_site(config, site, options, search, digester, parsed=parsed)
+            searched = plan_search(config, site, options, digester, parsed) if search else []
+            early = _early_index(config, authors, searched, target)
+            planned = plan_site(config, site, options, search, digester, searched=searched)
             authors.keep_digests(digester, parsed, last)
             clock.stage("plan jobs")
             total, size, rendered = _run(pool, config, planned, target, inputs.digest, clock, early)
@@ -200,35 +201,45 @@ def _assemble(config: SiteConfig, authors: Authors) -> SiteModel:
 
 def plan_site(config: SiteConfig, site: SiteModel, options: dict[str, object], search: bool,
               digester: jobs.Digester | None = None, env: jinja2.Environment | None = None,
-              pages: bool = True, parsed: ParsedInputs | None = None) -> list[jobs.Job]:
-    """Every output of the site as a job: pages, feeds, exports, and the search index. The preview
-    passes its digester and Jinja environment (templates compiled once) from one plan to the next,
-    and plans the search index apart (``pages=False``), once the pages are in place. Given the
-    build's ``digester`` and ``parsed`` cache, the search index indexes only the authors whose
-    documents changed (generator.search.Kept)."""
+              pages: bool = True, parsed: ParsedInputs | None = None,
+              searched: list[jobs.Job] | None = None) -> list[jobs.Job]:
+    """Every output of the site as a job: pages, feeds, exports, and the search index (``searched``:
+    its job, planned already by ``plan_search``). The preview passes its digester and Jinja
+    environment (templates compiled once) from one plan to the next, and plans the search index
+    apart (``pages=False``), once the pages are in place."""
     from generator.parallel import check_unique
     from generator.render import plan_tasks
-    from generator.search import search_tasks
     from generator.taxonomy import load_taxonomy
     from generator.themes import make_environment
 
     tasks = [*plan_tasks(env or make_environment(config.root, config.theme), site, load_taxonomy(),
                          root=config.root)] if pages else []
     digester = digester or jobs.Digester(site)
+    planned = jobs.plan_jobs(tasks, site, jobs.common_digest(config.root, site, options), digester)
     if search:
-        tasks += search_tasks(site, digester, parsed)
-    check_unique(tasks)
-    return jobs.plan_jobs(tasks, site, jobs.common_digest(config.root, site, options), digester)
+        planned += searched if searched is not None else plan_search(config, site, options, digester, parsed)
+    check_unique([j.task for j in planned])
+    return planned
 
 
-def _early_index(config: SiteConfig, site: SiteModel, options: dict[str, object], authors: Authors,
-                 digester: jobs.Digester, parsed: ParsedInputs, target: Path) -> EarlyIndex | None:
+def plan_search(config: SiteConfig, site: SiteModel, options: dict[str, object], digester: jobs.Digester,
+                parsed: ParsedInputs | None) -> list[jobs.Job]:
+    """The search index's job. Given the build's ``parsed`` cache, it indexes only the authors
+    whose documents changed (generator.search.Kept)."""
+    from generator.search import search_tasks
+
+    return jobs.plan_jobs(search_tasks(site, digester, parsed), site, jobs.common_digest(config.root, site, options),
+                          digester)
+
+
+def _early_index(config: SiteConfig, authors: Authors, searched: list[jobs.Job], target: Path) -> EarlyIndex | None:
     """On a rebuild (few authors assembled anew), the search index started now in a forked
     process when its digest changed (generator.early_index); None otherwise."""
     from generator.early_index import REBUILD_SHARE, EarlyIndex
     from generator.output import check_output_dir
-    from generator.search import search_tasks
 
+    if not searched:
+        return None
     try:
         check_output_dir(target, config.root)   # as write_site will: nothing is made beside a refused folder
     except SiteError:
@@ -236,9 +247,7 @@ def _early_index(config: SiteConfig, site: SiteModel, options: dict[str, object]
     EarlyIndex.clear(target)
     if authors.assembled > REBUILD_SHARE * len(authors.parts):
         return None
-    [job] = jobs.plan_jobs(search_tasks(site, digester, parsed), site, jobs.common_digest(config.root, site, options),
-                           digester)
-    return EarlyIndex.start(job, jobs.Manifest.read(jobs.manifest_path(config.root, target)), target)
+    return EarlyIndex.start(searched[0], jobs.Manifest.read(jobs.manifest_path(config.root, target)), target)
 
 
 def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, inputs: str,

@@ -161,8 +161,7 @@ class Kept:
             n = self.bucket(a.slug)
             key, found = self.keys[a.slug], last[n].get(a.slug)
             if not (isinstance(found, tuple) and len(found) == 2 and found[0] == key):
-                found = (key, [(d, k, *term_sets(title, other), row) for d, k, title, other, row in
-                               author_documents(site, a, records[a.slug])])
+                found = (key, term_documents(site, a, records[a.slug]))
             kept[n][a.slug] = found
             out += found[1]
         for n in range(self.BUCKETS):
@@ -175,15 +174,18 @@ class Kept:
         return hit[0] if hit is not None and isinstance(hit[0], dict) else {}  # type: ignore[return-value]
 
 
+def term_documents(site: SiteModel, a: Author, records: Sequence[Record]) -> list[TermDoc]:
+    """``author_documents`` with their text as its term sets."""
+    return [(d, k, *term_sets(title, other), row) for d, k, title, other, row in author_documents(site, a, records)]
+
+
 def _fill(site: SiteModel, kept: Kept | None, staging: Path) -> int:
-    if kept is None:
-        texts, rows = documents(site)
-        terms = [term_sets(title, other) for title, other in texts]
-    else:
-        docs = _in_order(kept.documents(site, indexed_records(site)))
-        pages = _page_docs(site)
-        terms = [(d[2], d[3]) for d in docs] + [term_sets(*t) for t, _ in pages]
-        rows = [d[4] for d in docs] + [r for _, r in pages]
+    records = indexed_records(site)
+    docs = _in_order(kept.documents(site, records) if kept is not None else
+                     [d for a in site.authors for d in term_documents(site, a, records[a.slug])])
+    pages = _page_docs(site)
+    terms = [(d[2], d[3]) for d in docs] + [term_sets(*t) for t, _ in pages]
+    rows = [d[4] for d in docs] + [r for _, r in pages]
     written = write_terms(staging / routes.search_index().path, terms, rows)
     log.debug("search index: %d documents, %d bytes", len(rows), written)
     return written
