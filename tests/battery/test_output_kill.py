@@ -23,6 +23,7 @@ import signal
 import subprocess
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from atomgen import corpus, feed_xml
@@ -220,8 +221,25 @@ def test_d3_sigkill_during_fetch_leaves_every_cache_file_old_or_new(arxiv_server
 # ----------------------------------------------------------------------------- D4 signals
 
 
+@pytest.fixture
+def _sigint_not_ignored() -> Iterator[None]:
+    """SIGINT at its default in the builds the test starts, as in a terminal or CI. A suite
+    started in the background of a shell without job control (``make test &``, a script's
+    ``( ... ) &``) inherits SIGINT ignored, and an ignored disposition passes on through exec:
+    every build then ran to the end whatever it was sent (exit 0 six times). A handler set
+    here is reset to the default in the child at exec."""
+    before = signal.getsignal(signal.SIGINT)
+    if before == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
 @pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
                          ids=["SIGINT", "SIGTERM"])
+@pytest.mark.usefixtures("_sigint_not_ignored")
 def test_d4_signal_during_build(synthetic, tmp_path: Path, sig: signal.Signals, code: int, word: str) -> None:
     root, digests, span = _fresh_copy_built_at_a(synthetic, tmp_path)
     out = root / "output"
