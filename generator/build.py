@@ -11,6 +11,7 @@ touches the network: fetched records come from ``content/cache/`` only.
 from __future__ import annotations
 
 import logging
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 
     from generator.config import SiteConfig
     from generator.early_index import EarlyIndex
+    from generator.prelink import Prelink
     from generator.model import SiteModel
     from generator.parallel import Pool
     from generator.sitesize import SiteSize
@@ -105,8 +107,10 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
             return done
     parsed = ParsedInputs(root)
     early: EarlyIndex | None = None
+    prelink: Prelink | None = None
     with Pool(workers) as pool:
         try:
+            prelink = _prelink(root, target, pool.workers)
             config = load_config(root, base_url, parsed, helper=pool.workers > 1)
             clock.stage("load config")
             authors, warnings = _read_cache(config, strict, parsed, inputs, pool.workers)
@@ -121,10 +125,11 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
             planned = plan_site(config, site, options, search, digester, searched=searched)
             authors.keep_digests(digester, parsed, last)
             clock.stage("plan jobs")
-            total, size, rendered = _run(pool, config, planned, target, inputs.digest, clock, early)
+            total, size, rendered = _run(pool, config, planned, target, inputs.digest, clock, early, prelink)
         finally:
-            if early is not None:
-                early.stop()
+            for helper in (early, prelink):
+                if helper is not None:
+                    helper.stop()
     log.debug("parsed inputs: %d reused, %d parsed, %d stale entries removed", parsed.hits, parsed.misses,
               parsed.prune())
     for name, seconds in clock.stages:
@@ -250,25 +255,43 @@ def _early_index(config: SiteConfig, authors: Authors, searched: list[jobs.Job],
     return EarlyIndex.start(searched[0], jobs.Manifest.read(jobs.manifest_path(config.root, target)), target)
 
 
+def _prelink(root: Path, target: Path | None, workers: int) -> Prelink | None:
+    """On a rebuild, the last build's files linked into a staging folder by a forked process
+    while this build loads (generator.prelink); None otherwise."""
+    from generator.prelink import Prelink
+
+    return None if target is None else Prelink.start(root, target, workers)
+
+
 def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, inputs: str,
-         clock: Clock, early: EarlyIndex | None = None) -> tuple[int, SiteSize, int]:
+         clock: Clock, early: EarlyIndex | None = None, prelink: Prelink | None = None) -> tuple[int, SiteSize, int]:
     """Reuse what is unchanged, run the rest into staging (but the search index that ``early``
     made, when it made this one), swap it in, then write the manifest. Returns (bytes written,
     the output's size, jobs run)."""
     from generator.output import build_lock, write_site
+    from generator.prelink import prune
     from generator.themes import static_dirs
 
     path = jobs.manifest_path(config.root, target)
     rendered = [0]
+    manifest: jobs.Manifest | None = None
+    seeded = [False]
+
+    def seed(staging: Path) -> bool:
+        seeded[0] = manifest is not None and prelink is not None and prelink.take(manifest, target, staging)
+        return seeded[0]
 
     def produce(staging: Path) -> int:
-        # Read under the build lock, then deleted: until the new build is swapped in and its
-        # manifest written there is none, so a kill in between costs a full rebuild, never a stale page.
-        reuse, run = jobs.split(planned, jobs.Manifest.read(path), target)
+        # The manifest is read under the build lock, then deleted: until the new build is swapped
+        # in and its manifest written there is none, so a kill in between costs a full rebuild, never a stale page.
+        reuse, run = jobs.split(planned, manifest, target)
         path.unlink(missing_ok=True)
+        if seeded[0] and manifest is not None:   # the last build's files are in staging already
+            prune(staging, manifest, {j.rel_path for j in reuse})
         made: set[str] = set()
         for job in reuse:
-            jobs.link_job(job, target, staging, made)
+            if job.folder or not seeded[0] or not os.path.lexists(os.path.join(staging, job.rel_path)):
+                jobs.link_job(job, target, staging, made)
         rendered[0] = len(run)
         log.info("rendering %d of %d jobs (%d unchanged, reused) with %d process%s...", len(run), len(planned),
                  len(reuse), pool.workers, "es" if pool.workers > 1 else "")
@@ -282,7 +305,9 @@ def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, 
         return written
 
     with build_lock(config.root):
-        total, size = write_site(produce, static_dirs(config.root, config.theme), target, site_root=config.root)
+        manifest = jobs.Manifest.read(path)
+        total, size = write_site(produce, static_dirs(config.root, config.theme), target, site_root=config.root,
+                                 seed=seed)
         clock.stage("swap")
         jobs.Manifest(inputs, {j.rel_path: j.digest for j in planned}).write(path)
     return total, size, rendered[0]

@@ -372,10 +372,10 @@ def link_job(job: Job, old_out: Path, staging: Path, made: set[str] | None = Non
     if job.folder:
         _link_tree(old_out / job.rel_path, staging / job.rel_path, made)
     else:
-        _link_file(os.path.join(old_out, job.rel_path), os.path.join(staging, job.rel_path), made)
+        link_file(os.path.join(old_out, job.rel_path), os.path.join(staging, job.rel_path), made)
 
 
-def _link_file(src: str, dest: str, made: set[str]) -> None:
+def link_file(src: str, dest: str, made: set[str]) -> None:
     """Hard-link ``src`` to ``dest`` (a copy where the file system has no hard links)."""
     parent = os.path.dirname(dest)
     if parent not in made:
@@ -395,4 +395,4 @@ def _link_tree(src: Path, dest: Path, made: set[str]) -> None:
         os.makedirs(target, mode=0o755, exist_ok=True)
         made.add(target)
         for name in filenames:
-            _link_file(os.path.join(dirpath, name), os.path.join(target, name), made)
+            link_file(os.path.join(dirpath, name), os.path.join(target, name), made)

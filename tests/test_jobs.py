@@ -24,6 +24,7 @@ from generator.build import build
 from generator.cache import CacheEntry, cache_file, read_entry, write_entry
 from generator.config import load_site
 from generator.model import Person, Record, SiteModel
+from generator.output import spare_dir
 REPO = Path(__file__).resolve().parent.parent
 SEARCH = routes.search_index().path   # the search index: one job, one folder
 SUBJECTS = ["cs.CL", "cs.LG", "cs.CV", "cs.DB", "cs.DC", "stat.ML", "math.OC", "eess.SP"]
@@ -50,8 +51,12 @@ def assert_same_as_clean(root: Path, tmp: Path, name: str) -> None:
     assert sorted(got) == sorted(want), set(got) ^ set(want)
     differing = [k for k in want if got[k] != want[k]]
     assert not differing, f"incremental build differs from a clean build in {differing[:10]}"
-    multi = [p for p in (root / "output").rglob("*") if p.is_file() and p.stat().st_nlink > 1]
-    assert multi == [], "a reused file kept a second hard link"
+    # a reused file is a hard link of the last build's file, whose tree is kept as the spare
+    # (output.spare_dir) until the next build: no other link
+    spare = spare_dir(root / "output")
+    kept = {p.stat().st_ino for p in spare.rglob("*") if p.is_file()} if spare.is_dir() else set()
+    multi = [p for p in (root / "output").rglob("*") if p.is_file() and p.stat().st_nlink > 1 + (p.stat().st_ino in kept)]
+    assert multi == [], "a reused file kept another hard link"
 
 
 def synthetic_site(root: Path, authors: int = 60, records: int = 25) -> Path:

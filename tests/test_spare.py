@@ -1,16 +1,21 @@
-"""The previous build's folders kept as the next staging folder (output.spare_dir): it never
-holds a file, a build seeded from it gives a clean build's bytes, and what is not ours is
+"""The previous build kept as the next staging folder (output.spare_dir) and the staging folder
+a helper links while a rebuild loads (generator.prelink): a build seeded from either gives a
+clean build's bytes, never writes through a link into the live output, and what is not ours is
 never followed."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
+import pytest
 from test_jobs import assert_same_as_clean, synthetic_site
 
+from generator import jobs
 from generator.build import build
 from generator.output import spare_dir
+from generator.prelink import Prelink, clear_stale, prelink_dir
 from generator.sitesize import measure
 
 
@@ -18,23 +23,115 @@ def _files(top: Path) -> list[str]:
     return [os.path.join(d, n) for d, _, names in os.walk(top) for n in names]
 
 
-def test_a_build_seeded_from_the_spare_gives_a_clean_build(tmp_path: Path) -> None:
+def _edit(root: Path, old: str, new: str) -> None:
+    author = root / "content/authors/a002.yaml"
+    text = author.read_text()
+    author.write_text(text.replace(old, new) if old else text + new)
+
+
+@pytest.mark.parametrize("workers", [1, 2], ids=["inline", "prelinked"])
+def test_a_build_seeded_from_the_spare_gives_a_clean_build(tmp_path: Path, workers: int) -> None:
     root = synthetic_site(tmp_path / "syn", authors=6, records=4)
-    build(root, workers=1)
+    build(root, workers=workers)
     spare = spare_dir(root / "output")
     assert not spare.exists(), "a first build has no previous build to keep"
-    author = root / "content/authors/a002.yaml"
-    author.write_text(author.read_text() + "affiliation: Elsewhere\n")
-    build(root, workers=1)
-    assert spare.is_dir() and any(spare.iterdir()) and _files(spare) == []
-    # folders of the spare where this build has a file, or that it leaves empty
+    _edit(root, "", "affiliation: Elsewhere\n")
+    build(root, workers=workers)
+    assert spare.is_dir() and _files(spare), "the build before the last is kept as it was swapped out"
+    # what the spare may hold by the next build: folders where this build has a file, or that it
+    # leaves empty; files that are not the live build's (another's bytes at a reused path, strays)
+    (spare / "index.html").unlink()
     (spare / "index.html" / "deep").mkdir(parents=True)
     (spare / "authors" / "gone" / "deeper").mkdir(parents=True)
-    author.write_text(author.read_text().replace("Elsewhere", "Somewhere"))
-    res = build(root, workers=1)
+    (spare / "authors" / "gone" / "stray.html").write_text("not ours")
+    reused = spare / "subjects" / "cs.CL" / "index.html"
+    reused.unlink()
+    reused.write_text("stale bytes at the path of a reused page")
+    _edit(root, "Elsewhere", "Somewhere")
+    res = build(root, workers=workers)
     assert (root / "output/index.html").is_file() and not (root / "output/authors/gone").exists()
     assert res.size == measure(root / "output"), "the size the build saw is the output's"
-    assert_same_as_clean(root, tmp_path, "spare")
+    assert_same_as_clean(root, tmp_path, f"spare-{workers}")
+
+
+@pytest.mark.parametrize("workers", [1, 2], ids=["inline", "prelinked"])
+def test_a_rebuild_never_writes_through_a_link_into_the_last_build(tmp_path: Path, workers: int) -> None:
+    """Every file of the live output keeps its bytes while a rebuild that changes most pages
+    runs: each file it makes is a new file, whatever the staging folder held."""
+    root = synthetic_site(tmp_path / "syn", authors=6, records=4)
+    build(root, workers=workers)
+    _edit(root, "", "affiliation: Elsewhere\n")
+    build(root, workers=workers)          # now the spare holds links of the live files
+    snap = tmp_path / "snap"
+    before = {}
+    for path in _files(root / "output"):
+        rel = os.path.relpath(path, root / "output")
+        (snap / rel).parent.mkdir(parents=True, exist_ok=True)
+        os.link(path, snap / rel)         # the live file itself, by another name
+        before[rel] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    (root / "site.yaml").write_text((root / "site.yaml").read_text().replace("title: Synthetic", "title: Other"))
+    res = build(root, workers=workers)
+    assert res.rendered > len(before) // 2
+    changed = [rel for rel, digest in before.items()
+               if hashlib.sha256((snap / rel).read_bytes()).hexdigest() != digest]
+    assert changed == [], f"the rebuild wrote into the last build's files: {changed[:5]}"
+    assert_same_as_clean(root, tmp_path, f"links-{workers}")
+
+
+def test_the_helper_links_the_last_build_and_is_taken_only_for_its_manifest(tmp_path: Path) -> None:
+    root = synthetic_site(tmp_path / "syn", authors=4, records=3)
+    build(root, workers=1)
+    out = (root / "output").resolve()
+    manifest = jobs.Manifest.read(jobs.manifest_path(root, out))
+    assert manifest is not None
+    pre = Prelink.start(root, out, workers=2)
+    assert pre is not None
+    staging = tmp_path / "staging"
+    try:
+        other = jobs.Manifest(manifest.inputs, {**manifest.outputs, "index.html": "0" * 32})
+        assert not pre.take(other, out, staging), "linked for another manifest"
+        assert not staging.exists()
+    finally:
+        pre.stop()
+    assert not pre.folder.exists(), "a folder not taken is removed"
+    pre = Prelink.start(root, out, workers=2)
+    assert pre is not None
+    try:
+        assert pre.take(manifest, out, staging)
+        linked = sorted(os.path.relpath(p, staging) for p in _files(staging))
+        files = sorted(rel for rel in manifest.outputs if (out / rel).is_file())
+        assert linked == files, "every file of the manifest, and no other"
+        assert all(os.path.samefile(staging / rel, out / rel) for rel in files)
+    finally:
+        pre.stop()
+    assert staging.is_dir(), "a folder taken is the build's, not the helper's"
+
+
+def test_a_helper_is_only_started_on_a_rebuild_with_a_core_to_spare(tmp_path: Path) -> None:
+    root = synthetic_site(tmp_path / "syn", authors=3, records=2)
+    out = (root / "output").resolve()
+    assert Prelink.start(root, out, workers=2) is None, "no previous build"
+    build(root, workers=1)
+    assert Prelink.start(root, out, workers=1) is None, "one process: the build links its files itself"
+
+
+def test_folders_of_builds_killed_outright_are_removed_and_others_are_not(tmp_path: Path) -> None:
+    out = tmp_path / "output"
+    out.mkdir()
+    dead = os.fork()
+    if dead == 0:
+        os._exit(0)
+    os.waitpid(dead, 0)
+    stale, running = prelink_dir(out, dead), prelink_dir(out, os.getpid())
+    for folder in (stale, running):
+        (folder / "authors").mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    planted = prelink_dir(out, dead + 1 if dead + 1 != os.getpid() else dead + 2)
+    planted.symlink_to(outside, target_is_directory=True)
+    clear_stale(out)
+    assert not stale.exists() and running.is_dir()
+    assert outside.is_dir() and not planted.is_symlink(), "a planted link is removed, never followed"
 
 
 def test_a_spare_that_is_a_link_is_removed_not_followed(tmp_path: Path) -> None:
@@ -43,7 +140,6 @@ def test_a_spare_that_is_a_link_is_removed_not_followed(tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     (outside / "keep").mkdir(parents=True)
     spare_dir(root / "output").symlink_to(outside, target_is_directory=True)
-    author = root / "content/authors/a001.yaml"
-    author.write_text(author.read_text() + "affiliation: Elsewhere\n")
-    build(root, search=False, workers=1)
+    _edit(root, "", "affiliation: Elsewhere\n")
+    build(root, search=False, workers=2)
     assert (outside / "keep").is_dir() and not spare_dir(root / "output").is_symlink()
