@@ -241,9 +241,14 @@ def _sigint_not_ignored() -> Iterator[None]:
                          ids=["SIGINT", "SIGTERM"])
 @pytest.mark.usefixtures("_sigint_not_ignored")
 def test_d4_signal_during_build(synthetic, tmp_path: Path, sig: signal.Signals, code: int, word: str) -> None:
-    root, digests, span = _fresh_copy_built_at_a(synthetic, tmp_path)
+    root, digests, _ = _fresh_copy_built_at_a(synthetic, tmp_path)
     out = root / "output"
-    current = "A"
+    # The signal must land between the 'assembled' line and the end of a rebuild: that window,
+    # timed here on a rebuild of the same kind (a cold build's span is several times longer, and
+    # signals slept over it landed after the rebuild had ended, all six, once rebuilds got faster).
+    _set_version(root, "B")
+    window = _after_assembled(root)
+    current = "B"
     rng = random.Random(SEED + sig)
     codes = []
     for _ in range(6):
@@ -254,7 +259,7 @@ def test_d4_signal_during_build(synthetic, tmp_path: Path, sig: signal.Signals, 
         for line in proc.stderr:               # wait until the work has started (handler installed)
             if line.startswith("assembled"):
                 break
-        time.sleep(rng.uniform(0.0, span * 0.6))
+        time.sleep(rng.uniform(0.0, window * 0.8))
         proc.send_signal(sig)                  # the main process only, as a terminal or CI would first
         rest = proc.stderr.read()
         rc = proc.wait(timeout=30)
@@ -272,6 +277,19 @@ def test_d4_signal_during_build(synthetic, tmp_path: Path, sig: signal.Signals, 
         assert after in (digests[current], digests[target])
         current = "A" if after == digests["A"] else "B"
     assert code in codes, f"no run was interrupted: {codes}"
+
+
+def _after_assembled(root: Path) -> float:
+    """Seconds from a build's 'assembled' line to its exit (the build runs to the end)."""
+    proc = _popen(root, "build", quiet=False, stderr=subprocess.PIPE)
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if line.startswith("assembled"):
+            break
+    t0 = time.monotonic()
+    rest = proc.stderr.read()
+    assert proc.wait(timeout=120) == 0, rest
+    return time.monotonic() - t0
 
 
 def test_d4_sigterm_during_fetch(arxiv_server, tmp_path: Path) -> None:
