@@ -120,7 +120,7 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
             digester = jobs.Digester(site)
             last = authors.seed(digester, parsed)
             target = (out_dir or config.output_path).resolve()
-            searched = plan_search(config, site, options, digester, parsed) if search else []
+            searched = plan_search(config, site, options, digester, parsed) if search else _no_search(parsed)
             early = _early_index(config, authors, searched, target)
             planned = plan_site(config, site, options, search, digester, searched=searched)
             authors.keep_digests(digester, parsed, last)
@@ -235,6 +235,14 @@ def plan_search(config: SiteConfig, site: SiteModel, options: dict[str, object],
 
     return jobs.plan_jobs(search_tasks(site, digester, parsed), site, jobs.common_digest(config.root, site, options),
                           digester)
+
+
+def _no_search(parsed: ParsedInputs) -> list[jobs.Job]:
+    """No search index job; the documents kept for it are kept for the next build that makes one."""
+    from generator.search import Kept
+
+    Kept.hold(parsed)
+    return []
 
 
 def _early_index(config: SiteConfig, authors: Authors, searched: list[jobs.Job], target: Path) -> EarlyIndex | None:

@@ -138,8 +138,14 @@ class Kept:
 
     def __init__(self, parsed: ParsedInputs, keys: Mapping[str, bytes]) -> None:
         self.parsed, self.keys = parsed, keys
-        for n in range(self.BUCKETS):   # used by this build, whether the index runs or is reused
-            parsed.mark(self.KIND, str(n), b"")
+        self.hold(parsed)
+
+    @classmethod
+    def hold(cls, parsed: ParsedInputs) -> None:
+        """Count every bucket as used by this build, so ``parsed.prune`` keeps them: whether the
+        index runs, is reused, or is left out (``--no-search``: the next build with it finds them)."""
+        for n in range(cls.BUCKETS):
+            parsed.mark(cls.KIND, str(n), b"")
 
     @classmethod
     def plan(cls, site: SiteModel, records: Mapping[str, Sequence[Record]], digester: Digester,

@@ -182,3 +182,16 @@ def test_the_early_index_is_taken_only_when_the_helper_made_that_job(tmp_path: P
     assert early is not None and not early.take(failing, tmp_path / "staging2")
     early.stop()
     assert not index_scratch_dir(out).exists() and _children() <= before
+
+
+def test_a_build_without_search_keeps_the_documents_for_the_next_build_with_it(tmp_path: Path) -> None:
+    root = synthetic_site(tmp_path / "site", authors=6, records=4)
+    build(root, workers=1)
+    before = _kept(root)
+    _retitle(root, 1, "A title the build without search reads")
+    build(root, search=False, workers=1)
+    assert _kept(root) == before, "a build without the index pruned its documents"
+    build(root, workers=1)
+    after = _kept(root)
+    changed = sorted(slug for slug in after if after[slug] != before.get(slug))
+    assert changed == [load_site(root).authors[1].slug], "only the retitled author is tokenized again"
