@@ -19,6 +19,7 @@ uses one worker.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import gc
@@ -138,6 +139,23 @@ def die_with_parent(sig: int) -> Callable[[], None] | None:
     return functools.partial(prctl, _PR_SET_PDEATHSIG, sig)
 
 
+_HELD = frozenset({signal.SIGINT, signal.SIGTERM})
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[set[signal.Signals]]:
+    """SIGINT and SIGTERM held (blocked) while forking; yields the mask to restore in a child.
+    A signal that lands during a fork runs its handler inside the fork's hooks (logging releases
+    its lock there), where the exception it raises is printed and dropped: the build went on,
+    with a traceback, after a Ctrl-C or a CI runner's SIGTERM. Held, the signal is delivered
+    when the fork is done, to a parent that handles it as anywhere else."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    try:
+        yield old
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def fork_helper(work: Callable[[], object]) -> int:
     """Fork a helper process that runs ``work`` and exits (status 0 if it returned, 1 if it
     raised), silent (logging off) and without Python's teardown, and dies with the thread that
@@ -145,21 +163,28 @@ def fork_helper(work: Callable[[], object]) -> int:
     only speeds a build up (generator.snapshot, config.authors, early_index): the caller makes
     whatever the helper did not, and stops it with ``stop_helper``."""
     die = die_with_parent(signal.SIGKILL)
-    try:
-        pid = os.fork()
-    except OSError:
-        return -1
-    if pid == 0:
-        code = 1
+    with signals_held() as mask:
         try:
-            if die is not None:
-                die()
-            logging.disable(logging.CRITICAL)
-            work()
-            code = 0
-        finally:
-            os._exit(code)
+            pid = os.fork()
+        except OSError:
+            return -1
+        if pid == 0:
+            _helper(work, die, mask)
     return pid
+
+
+def _helper(work: Callable[[], object], die: Callable[[], None] | None, mask: set[signal.Signals]) -> None:
+    """The child of ``fork_helper``: it never returns."""
+    code = 1
+    try:
+        if die is not None:
+            die()
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        logging.disable(logging.CRITICAL)
+        work()
+        code = 0
+    finally:
+        os._exit(code)
 
 
 def stop_helper(pid: int) -> None:
@@ -185,6 +210,7 @@ def _child(groups: Sequence[Sequence[Task | FolderTask]], claims: _Claims, first
     # parent dies: unwind, so that a tool a task runs is killed and its temporary folder
     # removed (subprocess.run and TemporaryDirectory clean up on the way out).
     signal.signal(signal.SIGTERM, _stop)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
     _die_with(parent)
     try:
         conn.send(("ok", _run_claimed(groups, claims, first, dest, lambda: os.getppid() != parent)))
@@ -212,7 +238,8 @@ def run_tasks(tasks: Sequence[Task | FolderTask], dest: Path, workers: int) -> i
     for first in range(1, workers):
         recv, send = ctx.Pipe(duplex=False)
         proc = ctx.Process(target=_child, args=(groups, claims, first, dest, send, os.getpid()), daemon=True)
-        proc.start()
+        with signals_held():   # the child unblocks them once its handler is set (_child)
+            proc.start()
         send.close()
         children.append((proc, recv))
     try:
