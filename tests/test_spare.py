@@ -115,19 +115,25 @@ def test_a_helper_is_only_started_on_a_rebuild_with_a_core_to_spare(tmp_path: Pa
     assert Prelink.start(root, out, workers=1) is None, "one process: the build links its files itself"
 
 
+def _dead_pid() -> int:
+    """The pid of a process that has exited and been reaped."""
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    return pid
+
+
 def test_folders_of_builds_killed_outright_are_removed_and_others_are_not(tmp_path: Path) -> None:
     out = tmp_path / "output"
     out.mkdir()
-    dead = os.fork()
-    if dead == 0:
-        os._exit(0)
-    os.waitpid(dead, 0)
+    dead, gone = _dead_pid(), _dead_pid()
     stale, running = prelink_dir(out, dead), prelink_dir(out, os.getpid())
     for folder in (stale, running):
         (folder / "authors").mkdir(parents=True)
     outside = tmp_path / "outside"
     outside.mkdir()
-    planted = prelink_dir(out, dead + 1 if dead + 1 != os.getpid() else dead + 2)
+    planted = prelink_dir(out, gone)
     planted.symlink_to(outside, target_is_directory=True)
     clear_stale(out)
     assert not stale.exists() and running.is_dir()
