@@ -121,7 +121,7 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
             last = authors.seed(digester, parsed)
             target = (out_dir or config.output_path).resolve()
             searched = plan_search(config, site, options, digester, parsed) if search else _no_search(parsed)
-            early = _early_index(config, authors, searched, target)
+            early = _early_index(config, authors, searched, target, prelink)
             planned = plan_site(config, site, options, search, digester, searched=searched)
             authors.keep_digests(digester, parsed, last)
             clock.stage("plan jobs")
@@ -245,7 +245,8 @@ def _no_search(parsed: ParsedInputs) -> list[jobs.Job]:
     return []
 
 
-def _early_index(config: SiteConfig, authors: Authors, searched: list[jobs.Job], target: Path) -> EarlyIndex | None:
+def _early_index(config: SiteConfig, authors: Authors, searched: list[jobs.Job], target: Path,
+                 prelink: Prelink | None = None) -> EarlyIndex | None:
     """On a rebuild (few authors assembled anew), the search index started now in a forked
     process when its digest changed (generator.early_index); None otherwise."""
     from generator.early_index import REBUILD_SHARE, EarlyIndex
@@ -260,7 +261,9 @@ def _early_index(config: SiteConfig, authors: Authors, searched: list[jobs.Job],
     EarlyIndex.clear(target)
     if authors.assembled > REBUILD_SHARE * len(authors.parts):
         return None
-    return EarlyIndex.start(searched[0], jobs.Manifest.read(jobs.manifest_path(config.root, target)), target)
+    manifest = prelink.manifest if prelink is not None and prelink.out_dir == target else \
+        jobs.Manifest.read(jobs.manifest_path(config.root, target))   # read once a build where it can be
+    return EarlyIndex.start(searched[0], manifest, target)
 
 
 def _prelink(root: Path, target: Path | None, workers: int) -> Prelink | None:
