@@ -20,6 +20,7 @@ import functools
 import logging
 import os
 import shutil
+import time
 from pathlib import Path
 
 from generator.jobs import Job, Manifest
@@ -94,6 +95,8 @@ class EarlyIndex:
         """Whether the helper finished its job (exit status 0); it is reaped."""
         if self.pid <= 0:
             return self.pid == 0
+        started = time.perf_counter()
         _, status = os.waitpid(self.pid, 0)
+        log.debug("waited %.2f s for the search index's helper", time.perf_counter() - started)
         self.pid = 0 if os.waitstatus_to_exitcode(status) == 0 else -1
         return self.pid == 0

@@ -26,6 +26,7 @@ import logging
 import os
 import shutil
 import stat
+import time
 from pathlib import Path
 
 from generator.errors import SiteError
@@ -166,7 +167,9 @@ class Prelink:
     def _wait(self) -> bool:
         """Whether the helper finished (exit status 0); it is reaped."""
         if self.pid > 0:
+            started = time.perf_counter()
             _, status = os.waitpid(self.pid, 0)
+            log.debug("waited %.2f s for the staging folder's helper", time.perf_counter() - started)
             self.pid = 0 if os.waitstatus_to_exitcode(status) == 0 else -1
         return self.pid == 0
 

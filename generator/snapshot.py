@@ -79,12 +79,10 @@ class Authors:
                 *(w for p in self.parts for w in p.incomplete)]
 
     def seed(self, digester: Digester, parsed: ParsedInputs | None = None) -> Kept:
-        """Give ``digester`` the content digests of every author's records and, from ``parsed``, the
-        digests the last build made of each author and its records where they still hold: the
-        author's part key and its records' listings (``Digester.listing``) are the same. Returns
-        what ``parsed`` held (for ``keep_digests``)."""
-        for p in self.parts:
-            digester.seed(p.author.records, p.contents)
+        """Give ``digester``, from ``parsed``, the digests the last build made of each author and its
+        records where they still hold (the author's part key and its records' listings,
+        ``Digester.listing``, are the same), and the content digests of the other authors'
+        records. Returns what ``parsed`` held (for ``keep_digests``)."""
         last = _kept_digests(parsed)
         taken = 0
         for part, key in zip(self.parts, self.keys):
@@ -92,6 +90,8 @@ class Authors:
             if e is not None and e[0] == key and e[1] == digester.listing(part.author.records):
                 digester.keep(part.author, part.author.records, (e[2], e[3]))
                 taken += 1
+            else:   # (a kept author's records need no content digest: theirs are kept whole)
+                digester.seed(part.author.records, part.contents)
         log.debug("job digests: %d authors' kept from the last build", taken)
         return last
 
