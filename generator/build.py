@@ -295,6 +295,8 @@ def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, 
     def produce(staging: Path) -> int:
         # The manifest is read under the build lock, then deleted: until the new build is swapped
         # in and its manifest written there is none, so a kill in between costs a full rebuild, never a stale page.
+        started = time.perf_counter()
+        log.debug("staging ready after %.2f s", started - clock.start)
         reuse, run = jobs.split(planned, manifest, target)
         path.unlink(missing_ok=True)
         if seeded[0] and manifest is not None:   # the last build's files are in staging already
@@ -304,10 +306,12 @@ def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, 
             if job.folder or not seeded[0] or not os.path.lexists(os.path.join(staging, job.rel_path)):
                 jobs.link_job(job, target, staging, made)
         rendered[0] = len(run)
+        log.debug("reused jobs linked in %.2f s", time.perf_counter() - started)
         log.info("rendering %d of %d jobs (%d unchanged, reused) with %d process%s...", len(run), len(planned),
                  len(reuse), pool.workers, "es" if pool.workers > 1 else "")
         later = [j for j in run if early is not None and j.rel_path == early.job.rel_path]
         written = pool.run([j.task for j in run if j not in later], staging)
+        log.debug("jobs run at %.2f s", time.perf_counter() - clock.start)
         for job in later:   # the early index, made meanwhile; made here if it was not
             written += _folder_bytes(staging / job.rel_path) if early and early.take(job, staging) \
                 else pool.run([job.task], staging)
