@@ -101,7 +101,12 @@ class Authors:
         kept: dict[str, tuple[bytes, bytes, bytes, bytes]] = {}
         for part, key in zip(self.parts, self.keys):
             known = digester.known(part.author, part.author.records)
-            if known is not None:
+            if known is None:
+                continue
+            e = last.get(part.author.slug)
+            if e is not None and e[0] == key and (e[2], e[3]) == known:
+                kept[part.author.slug] = e   # its records' digests, which hold their listings, are the same
+            else:
                 kept[part.author.slug] = (key, digester.listing(part.author.records), *known)
         if kept != last:
             parsed.put(DIGESTS, "site", b"", kept)
