@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 from collections import Counter, defaultdict
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from generator.config import AuthorConfig, SiteConfig
 from generator.filters import decide, normalize_name
@@ -25,9 +25,10 @@ from generator.taxonomy import Taxonomy
 
 
 def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
-             authors: tuple[Author, ...] | None = None) -> SiteModel:
+             authors: tuple[Author, ...] | None = None, subjects: tuple[Subject, ...] | None = None) -> SiteModel:
     """The site model. ``authors``: each author of ``config`` already assembled (``assemble_author``;
-    the preview keeps those whose inputs did not change)."""
+    the preview keeps those whose inputs did not change); ``subjects``: ``subjects_of(authors)``,
+    made already (a build takes them from the last build when it can, generator.subject_order)."""
     if authors is None:
         authors = tuple(assemble_author(a, store, taxonomy, config.citations) for a in config.authors)
     record_authors: dict[str, list[str]] = defaultdict(list)
@@ -45,7 +46,7 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
     )
     return SiteModel(
         title=config.title, description=config.description, base_url=config.base_url,
-        language=config.language, authors=authors, subjects=_subjects(authors, taxonomy), pages=pages,
+        language=config.language, authors=authors, subjects=subjects if subjects is not None else subjects_of(authors, taxonomy), pages=pages,
         record_authors={k: tuple(v) for k, v in record_authors.items()}, paginate=config.paginate,
         cname=config.cname, extra=config.extra, people=people,
         feed_size=config.feed_size, authors_shown=config.authors_shown, venues=config.venues, groups=_groups(config),
@@ -147,7 +148,9 @@ def _cited(records: list[Record], citations: str | None) -> list[Record]:
             for r in records]
 
 
-def _subjects(authors: tuple[Author, ...], tax: Taxonomy) -> tuple[Subject, ...]:
+def subjects_of(authors: Sequence[Author], tax: Taxonomy) -> tuple[Subject, ...]:
+    """Every subject of the authors' records (arXiv's taxonomy), its records newest first (each
+    once: the first author's copy that lists it there), and how many records each author has in it."""
     by_code: dict[str, dict[str, Record]] = defaultdict(dict)
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     for a in authors:

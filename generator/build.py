@@ -115,7 +115,7 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
             clock.stage("load config")
             authors, warnings = _read_cache(config, strict, parsed, inputs, pool.workers)
             clock.stage(f"read cache ({authors.assembled} authors assembled)")
-            site = _assemble(config, authors)
+            site = _assemble(config, authors, parsed)
             clock.stage("assemble")
             digester = jobs.Digester(site)
             last = authors.seed(digester, parsed)
@@ -193,13 +193,18 @@ def plural(count: int, noun: str) -> str:
     return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
-def _assemble(config: SiteConfig, authors: Authors) -> SiteModel:
-    """The site-wide parts of the model (who lists which record, subjects, people) around the authors."""
+def _assemble(config: SiteConfig, authors: Authors, parsed: ParsedInputs | None = None) -> SiteModel:
+    """The site-wide parts of the model (who lists which record, subjects, people) around the
+    authors; each subject's records in the last build's order when nothing that orders them
+    changed (generator.subject_order)."""
     from generator.assemble import assemble
     from generator.store import Store
+    from generator.subject_order import subjects
     from generator.taxonomy import load_taxonomy
 
-    site = assemble(config, Store(), load_taxonomy(), authors.authors)
+    tax = load_taxonomy()
+    made = subjects(authors.authors, [p.order for p in authors.parts], tax, parsed)
+    site = assemble(config, Store(), tax, authors.authors, made)
     log.info("assembled %s, %s", plural(len(site.authors), "author"), plural(len(site.subjects), "subject"))
     return site
 

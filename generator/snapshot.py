@@ -59,6 +59,7 @@ class AuthorPart:
     unreadable: tuple[str, ...] = ()  # the warnings of its cache files that cannot be read
     notes: tuple[str, ...] = ()       # its sources never fetched
     incomplete: tuple[str, ...] = ()  # its sources fetched only in part
+    order: bytes = b""                # subject_order.order_digest of author.records
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +210,9 @@ def make_part(config: SiteConfig, a: AuthorConfig, store: Store, tax: object, co
     from generator.check import incomplete_sources
 
     author = assemble_author(a, store, tax, config.citations)  # type: ignore[arg-type]
+    from generator.subject_order import order_digest
+
     return AuthorPart(
-        author=author, contents=tuple(contents.content(r) for r in author.records),
+        author=author, contents=tuple(contents.content(r) for r in author.records), order=order_digest(author.records),
         unreadable=store.warnings, notes=store.notes,
         incomplete=tuple(incomplete_sources(dataclasses.replace(config, authors=(a,)), store)))
