@@ -29,7 +29,6 @@ import json
 import marshal
 import operator
 import os
-import shutil
 from dataclasses import dataclass
 from itertools import repeat
 from operator import attrgetter
@@ -37,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from generator.inputs import code_digest, hash_files, theme_tops
+from generator.output import link_file, link_tree
 from generator.model import Record, SubjectHeading
 
 from generator.tasks import FolderTask, Task
@@ -48,9 +48,26 @@ FORMAT = 4   # 4: a record's digest is made of its content digest and who lists 
 _RECORD_ONLY = {Record}
 
 
-def _name(v: object) -> bool:
-    """A str (Markup too) or an int that is not a bool: the first of a (name, count) pair."""
-    return isinstance(v, str) or type(v) is int
+def _plain_seq(v: Sequence[object]) -> bytes | None:
+    """A sequence of (name, count) pairs (a name a str or an int, a count an int, not a bool) or of
+    strings, encoded in C by marshal (version 2: equal values, equal bytes); else None. The way
+    depends on the value only (Markup is its text; empty is pairs); types are checked a set at once."""
+    types = set(map(type, v))
+    if all(issubclass(t, tuple) for t in types):   # (a subject's authors, an author's years)
+        if types and (set(map(len, v)) != {2} or set(map(type, map(_SECOND, v))) != {int}):
+            return None
+        firsts = set(map(type, map(_FIRST, v)))
+        if not all(t is int or issubclass(t, str) for t in firsts):
+            return None
+        plain = types <= {tuple} and firsts <= {str, int}
+        return b"P" + marshal.dumps(tuple(v) if plain else tuple([(str.__str__(a) if isinstance(a, str) else a, n)
+                                                                 for a, n in v]), 2)   # type: ignore[misc]
+    if all(issubclass(t, str) for t in types):   # URLs (the sitemap), names, codes
+        return b"S" + marshal.dumps(tuple(v) if types == {str} else tuple([str.__str__(x) for x in v]), 2)
+    return None
+
+
+_FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
 
 
 def common_digest(root: Path, site: SiteModel, options: Mapping[str, Any]) -> bytes:
@@ -233,13 +250,9 @@ class Digester:
             if None not in parts:
                 d = self._seqs[key] = b"[R%d:" % len(v) + b"".join(parts) + b"]"   # type: ignore[arg-type]
                 return d
-        # In C, as records are (marshal version 2 gives equal values equal bytes); which way a
-        # sequence is encoded depends on its value only (a str subclass, Markup, is its text):
-        if all(isinstance(x, tuple) and len(x) == 2 and _name(x[0]) and type(x[1]) is int for x in v):
-            pairs = tuple([(str.__str__(a) if isinstance(a, str) else a, n) for a, n in v])  # type: ignore[misc]
-            return b"P" + marshal.dumps(pairs, 2)   # (name, count): a subject's authors, an author's years
-        if all(isinstance(x, str) for x in v):   # URLs (the sitemap), names, codes
-            return b"S" + marshal.dumps(tuple([str.__str__(x) for x in v]), 2)
+        plain = _plain_seq(v)
+        if plain is not None:
+            return plain
         return b"[%d:" % len(v) + b"".join(self._encode(x) + b"," for x in v) + b"]"
 
     def _dataclass(self, v: object) -> bytes:
@@ -371,29 +384,6 @@ def link_job(job: Job, old_out: Path, staging: Path, made: set[str] | None = Non
     ``mkdir`` per file was most of what linking 9,000 files cost)."""
     made = set() if made is None else made
     if job.folder:
-        _link_tree(old_out / job.rel_path, staging / job.rel_path, made)
+        link_tree(old_out / job.rel_path, staging / job.rel_path, made)
     else:
         link_file(os.path.join(old_out, job.rel_path), os.path.join(staging, job.rel_path), made)
-
-
-def link_file(src: str, dest: str, made: set[str]) -> None:
-    """Hard-link ``src`` to ``dest`` (a copy where the file system has no hard links)."""
-    parent = os.path.dirname(dest)
-    if parent not in made:
-        os.makedirs(parent, mode=0o755, exist_ok=True)
-        made.add(parent)
-    try:
-        os.link(src, dest)
-    except OSError:
-        shutil.copyfile(src, dest)
-        os.chmod(dest, 0o644)
-
-
-def _link_tree(src: Path, dest: Path, made: set[str]) -> None:
-    for dirpath, _dirnames, filenames in os.walk(src):
-        rel = os.path.relpath(dirpath, src)
-        target = os.path.normpath(os.path.join(dest, rel))
-        os.makedirs(target, mode=0o755, exist_ok=True)
-        made.add(target)
-        for name in filenames:
-            link_file(os.path.join(dirpath, name), os.path.join(target, name), made)

@@ -305,3 +305,27 @@ def write_site(produce: Callable[[Path], int], static_dirs: Iterable[Path], out_
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return total, size
+
+
+def link_file(src: str, dest: str, made: set[str]) -> None:
+    """Hard-link ``src`` to ``dest`` (a copy where the file system has no hard links)."""
+    parent = os.path.dirname(dest)
+    if parent not in made:
+        os.makedirs(parent, mode=0o755, exist_ok=True)
+        made.add(parent)
+    try:
+        os.link(src, dest)
+    except OSError:
+        shutil.copyfile(src, dest)
+        os.chmod(dest, 0o644)
+
+
+def link_tree(src: Path, dest: Path, made: set[str]) -> None:
+    """``link_file`` of every file of the folder ``src`` into ``dest``."""
+    for dirpath, _dirnames, filenames in os.walk(src):
+        rel = os.path.relpath(dirpath, src)
+        target = os.path.normpath(os.path.join(dest, rel))
+        os.makedirs(target, mode=0o755, exist_ok=True)
+        made.add(target)
+        for name in filenames:
+            link_file(os.path.join(dirpath, name), os.path.join(target, name), made)

@@ -74,8 +74,7 @@ def link_outputs(outputs: list[str], out_dir: Path, folder: Path) -> None:
     a rebuild of a changed record makes anew). Seeded from the spare when there is one: the build
     before the last, whose files are mostly links of the live ones already (kept), the others
     removed."""
-    from generator.jobs import link_file
-    from generator.output import empty
+    from generator.output import empty, link_file
 
     try:
         os.rename(spare_dir(out_dir), folder)   # atomic: a build that holds the lock makes its own

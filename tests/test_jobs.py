@@ -251,6 +251,12 @@ def test_the_digest_of_what_a_job_reads_is_canonical() -> None:
         assert d((changed,)) != d((r,))
     assert jobs.Digester(_site({"arxiv:1": ("bob",)})).digest((r,)) != d((r,)), \
         "who lists a record is part of it"
+    # (name, count) pairs and strings, encoded a set of types at a time, by value only
+    pairs = (("ada", 3), ("bob", 1))
+    assert d((pairs,)) == d(([("ada", 3), ("bob", 1)],)) == d((((Markup("ada"), 3), ("bob", 1)),))
+    assert d(((("ada", True),),)) != d(((("ada", 1),),)), "a bool is no count"
+    assert d(((("ada", 3, 4),),)) != d(((("ada", 3),),)) and d(((2020, 3),),) != d((("2020", 3),),)
+    assert d(((),)) == d(([],)) and d((("a", "b"),)) == d(([Markup("a"), "b"],)) != d(((("a", "b"),),))
     try:
         d((object(),))
     except TypeError as exc:
