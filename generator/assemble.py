@@ -21,7 +21,7 @@ from generator.merge import merge_records
 from generator.model import Author, Page, Record, SiteModel, Subject
 from generator.sources.registry import kind_of
 from generator.store import Store
-from generator.taxonomy import Taxonomy
+from generator.taxonomy import Category, Taxonomy
 
 
 def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
@@ -163,9 +163,12 @@ def subjects_of(authors: Sequence[Author], tax: Taxonomy) -> tuple[Subject, ...]
         cat = tax.get(code)
         if cat is None:
             continue
-        out.append(Subject(
-            code=code, name=cat.name, archive=cat.archive, archive_name=cat.archive_name, group=cat.group,
-            group_name=cat.group_name, records=tuple(sort_newest_first(recs.values())),
-            authors=tuple(sorted(counts[code].items(), key=lambda kv: (-kv[1], kv[0]))),
-        ))
+        out.append(subject(code, cat, tuple(sort_newest_first(recs.values())),
+                           tuple(sorted(counts[code].items(), key=lambda kv: (-kv[1], kv[0])))))
     return tuple(sorted(out, key=lambda s: (tax.group_rank(s.group), s.code.casefold())))
+
+
+def subject(code: str, cat: Category, records: tuple[Record, ...], authors: tuple[tuple[str, int], ...]) -> Subject:
+    """The subject ``code`` named as arXiv's taxonomy names it (``cat``), with its records and authors."""
+    return Subject(code=code, name=cat.name, archive=cat.archive, archive_name=cat.archive_name, group=cat.group,
+                   group_name=cat.group_name, records=records, authors=authors)

@@ -207,7 +207,7 @@ def _record(values: tuple[Any, ...]) -> Record:
     r = object.__new__(Record)
     for put, value in zip(_SLOTS, values):
         put(r, value)
-    _SLOTS[_AUTHORS](r, found)
+    _SLOTS[_AUTHORS](r, found)   # the people, over the names the loop set
     return r
 
 

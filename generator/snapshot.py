@@ -208,10 +208,9 @@ def make_part(config: SiteConfig, a: AuthorConfig, store: Store, tax: object, co
     """One author assembled from ``store`` (what was read of its cache files)."""
     from generator.assemble import assemble_author
     from generator.check import incomplete_sources
-
-    author = assemble_author(a, store, tax, config.citations)  # type: ignore[arg-type]
     from generator.subject_order import order_digest
 
+    author = assemble_author(a, store, tax, config.citations)  # type: ignore[arg-type]
     return AuthorPart(
         author=author, contents=tuple(contents.content(r) for r in author.records), order=order_digest(author.records),
         unreadable=store.warnings, notes=store.notes,

@@ -19,7 +19,7 @@ from array import array
 from operator import getitem
 from typing import TYPE_CHECKING, Sequence
 
-from generator.assemble import subjects_of
+from generator.assemble import subject, subjects_of
 from generator.model import Author, Record, Subject
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ KIND = "subject-order"
 
 # Per subject, in site order: (code, the (author, record) positions of its records as a flat
 # array of ints, its authors' counts).
-Kept = tuple[tuple[str, bytes, tuple[tuple[str, int], ...]], ...]
+Positions = tuple[tuple[str, bytes, tuple[tuple[str, int], ...]], ...]
 
 
 def order_digest(records: Sequence[Record]) -> bytes:
@@ -63,7 +63,7 @@ def _key(authors: Sequence[Author], orders: Sequence[bytes]) -> bytes | None:
     return h.digest()
 
 
-def _positions(made: Sequence[Subject], authors: Sequence[Author]) -> Kept:
+def _positions(made: Sequence[Subject], authors: Sequence[Author]) -> Positions:
     where: dict[int, tuple[int, int]] = {}
     for i, a in enumerate(authors):
         for j, r in enumerate(a.records):
@@ -93,6 +93,5 @@ def _taken(kept: object, authors: Sequence[Author], tax: Taxonomy) -> tuple[Subj
             listed = tuple(map(getitem, map(records.__getitem__, pos[0::2]), pos[1::2]))
         except IndexError:
             return None
-        out.append(Subject(code=code, name=cat.name, archive=cat.archive, archive_name=cat.archive_name,
-                           group=cat.group, group_name=cat.group_name, records=listed, authors=counts))
+        out.append(subject(code, cat, listed, counts))
     return tuple(out)
