@@ -10,13 +10,14 @@ touches the network: fetched records come from ``content/cache/`` only.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from generator import jobs
 from generator.errors import SiteError
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from generator.config import SiteConfig
     from generator.early_index import EarlyIndex
     from generator.prelink import Prelink
-    from generator.model import SiteModel
+    from generator.model import Record, SiteModel
     from generator.parallel import Pool
     from generator.sitesize import SiteSize
     from generator.snapshot import Authors
@@ -94,6 +95,7 @@ def _target(root: Path, out_dir: Path | None) -> Path | None:
 def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = None,
           strict: bool = False, search: bool = True, workers: int | None = None) -> BuildResult:
     """Build the site at ``root`` into its output folder (or ``out_dir``)."""
+    from generator import hollow
     from generator.parallel import Pool
 
     clock = Clock()
@@ -108,12 +110,14 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
     parsed = ParsedInputs(root)
     early: EarlyIndex | None = None
     prelink: Prelink | None = None
+    kept: list[tuple[Record, ...]] = []   # each author's records: those loaded hollow, let go at the end
     with Pool(workers) as pool:
         try:
             prelink = _prelink(root, target, pool.workers)
             config = load_config(root, base_url, parsed, helper=pool.workers > 1)
             clock.stage("load config")
             authors, warnings = _read_cache(config, strict, parsed, inputs, pool.workers)
+            kept = [a.records for a in authors.authors]
             clock.stage(f"read cache ({authors.assembled} authors assembled)")
             site = _assemble(config, authors, parsed)
             clock.stage("assemble")
@@ -125,11 +129,14 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
             planned = plan_site(config, site, options, search, digester, searched=searched)
             authors.keep_digests(digester, parsed, last)
             clock.stage("plan jobs")
-            total, size, rendered = _run(pool, config, planned, target, inputs.digest, clock, early, prelink)
+            total, size, rendered = _run(pool, config, planned, target, inputs.digest, clock, early, prelink,
+                                         functools.partial(hollow.fill, kept))
         finally:
             for helper in (early, prelink):
                 if helper is not None:
                     helper.stop()
+            log.debug("kept records never read here: %d", hollow.unread(kept))
+            hollow.forget(kept)
     log.debug("parsed inputs: %d reused, %d parsed, %d stale entries removed", parsed.hits, parsed.misses,
               parsed.prune())
     for name, seconds in clock.stages:
@@ -280,10 +287,12 @@ def _prelink(root: Path, target: Path | None, workers: int) -> Prelink | None:
 
 
 def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, inputs: str,
-         clock: Clock, early: EarlyIndex | None = None, prelink: Prelink | None = None) -> tuple[int, SiteSize, int]:
+         clock: Clock, early: EarlyIndex | None = None, prelink: Prelink | None = None,
+         fill: Callable[[], int] = int) -> tuple[int, SiteSize, int]:
     """Reuse what is unchanged, run the rest into staging (but the search index that ``early``
     made, when it made this one), swap it in, then write the manifest. Returns (bytes written,
-    the output's size, jobs run)."""
+    the output's size, jobs run). ``fill`` reads the build's hollow records (generator.hollow)
+    when many jobs run, before the render processes fork."""
     from generator.output import build_lock, write_site
     from generator.prelink import prune
     from generator.themes import static_dirs
@@ -314,6 +323,8 @@ def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, 
         log.debug("reused jobs linked in %.2f s", time.perf_counter() - started)
         log.info("rendering %d of %d jobs (%d unchanged, reused) with %d process%s...", len(run), len(planned),
                  len(reuse), pool.workers, "es" if pool.workers > 1 else "")
+        if len(run) * 20 > len(planned):   # many jobs: their records filled once, before the processes fork
+            log.debug("%d hollow records filled", fill())
         later = [j for j in run if early is not None and j.rel_path == early.job.rel_path]
         written = pool.run([j.task for j in run if j not in later], staging)
         log.debug("jobs run at %.2f s", time.perf_counter() - clock.start)

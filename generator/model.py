@@ -13,7 +13,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from generator import ids
 
@@ -95,8 +95,16 @@ class Record:
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         """Pickled as the call ``_record(fields, people)``, the fastest load measured (a rebuild
         loads every author's snapshot, generator.snapshot): see ``_record``."""
-        values = _record_fields(self)
-        return _record, (values[:_AUTHORS] + (_people_of(self.authors),) + values[_AUTHORS + 1:],)
+        return _record, (pickled_values(self),)
+
+    def __getattr__(self, name: str) -> Any:  # noqa: ANN401
+        """Called only for a name that is not set: a field of a hollow record (generator.hollow),
+        filled now with every record of its author. Any other name is missing, as without it."""
+        fill = _HOLLOW.get(id(self)) if name in _FIELD_NAMES else None
+        if fill is None:
+            raise AttributeError(f"'Record' object has no attribute {name!r}")
+        fill()
+        return object.__getattribute__(self, name)
 
     @property
     def abs_url(self) -> str | None:
@@ -186,6 +194,16 @@ _AUTHORS = _FIELDS.index("authors")
 _SLOTS = tuple(Record.__dict__[name].__set__ for name in _FIELDS)
 
 
+_FIELD_NAMES = frozenset(_FIELDS)
+
+
+def pickled_values(r: Record) -> tuple[Any, ...]:
+    """Every field of ``r`` in order, its authors as ``_people_of`` gives them: what ``_record``
+    (and ``hollow``'s ``load``) take back."""
+    values = _record_fields(r)
+    return values[:_AUTHORS] + (_people_of(r.authors),) + values[_AUTHORS + 1:]
+
+
 def _people_of(people: tuple[Person, ...]) -> tuple[Any, ...]:
     """A record's authors as pickled: their names when none has an affiliation (the usual
     case), else (name, affiliations) pairs."""
@@ -200,15 +218,24 @@ def _record(values: tuple[Any, ...]) -> Record:
     record and its people 3.6 us more (a call each). Here the slots are set through their
     descriptors and the people found in one pass in C (made only when new): 5.9 us in all. The
     fields come as pickled by ``__reduce__``: the authors as ``_people_of`` gives them."""
+    r = object.__new__(Record)
+    _set_fields(r, values)
+    return r
+
+
+def _set_fields(r: Record, values: tuple[Any, ...]) -> None:
     people = values[_AUTHORS]
     found = tuple(map(_NAMED.get if people and type(people[0]) is str else _PEOPLE.get, people))
     if not all(found):   # (not 'None in found': that calls Person.__eq__ on each)
         found = tuple(_person(p, ()) if type(p) is str else _person(*p) for p in people)
-    r = object.__new__(Record)
     for put, value in zip(_SLOTS, values):
         put(r, value)
     _SLOTS[_AUTHORS](r, found)   # the people, over the names the loop set
-    return r
+
+
+# id of each hollow record (generator.hollow) -> the function that fills its author's records
+# (which holds them, so no id is reused while it is here).
+_HOLLOW: dict[int, Callable[[], None]] = {}
 
 
 def json_fields(d: Mapping[str, Any], order: int = 0) -> dict[str, Any]:

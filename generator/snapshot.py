@@ -27,11 +27,12 @@ import hashlib
 import logging
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
-from generator import cache
+from generator import cache, hollow
+from generator.errors import SiteError
 from generator.jobs import Digester
-from generator.model import Author
+from generator.model import Author, pickled_values
 
 if TYPE_CHECKING:
     from generator.config import AuthorConfig, SiteConfig
@@ -41,8 +42,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-FORMAT = 1
+FORMAT = 2   # 2: records kept apart, loaded hollow (generator.hollow)
 KIND = "assembled-author"
+RECORDS = "assembled-records"   # every field of a kept author's records, read when first used
 DIGESTS = "author-digests"   # the entry of every author's job digests (Authors.keep_digests)
 
 
@@ -141,7 +143,7 @@ def load_authors(config: SiteConfig, inputs: Inputs, parsed: ParsedInputs, worke
     found: list[AuthorPart | None] = []
     for a, key in zip(config.authors, keys):
         hit = parsed.lookup(KIND, a.slug, key)
-        found.append(hit[0] if hit is not None and isinstance(hit[0], AuthorPart) else None)
+        found.append(_taken(hit[0], config, a, key, parsed) if hit is not None else None)
     todo = [(i, config.authors[i], keys[i]) for i, p in enumerate(found) if p is None]
     # The cache files of the authors made now are parsed, not kept parsed: the part made of them
     # is kept, and parsing one (1.6 ms at 100 records) is what a pickled copy would save; a cold
@@ -152,7 +154,7 @@ def load_authors(config: SiteConfig, inputs: Inputs, parsed: ParsedInputs, worke
         wait()
     for i, a, key in helped:   # from the helper's entries; any it did not make, here
         hit = parsed.lookup(KIND, a.slug, key, count=False)
-        found[i] = hit[0] if hit is not None and isinstance(hit[0], AuthorPart) else None
+        found[i] = _taken(hit[0], config, a, key, parsed) if hit is not None else None
     _make(config, [t for t in todo if found[t[0]] is None], found, parsed)
     log.debug("authors: %d kept from the last build, %d assembled", len(found) - len(todo), len(todo))
     return Authors(tuple(found), len(todo), tuple(keys))   # type: ignore[arg-type]
@@ -176,8 +178,70 @@ def _make(config: SiteConfig, todo: Sequence[tuple[int, AuthorConfig, bytes]], f
         return
     reader, tax, contents = Reader(config), load_taxonomy(), Digester()
     for i, a, key in todo:
-        found[i] = make_part(config, a, reader.read(a), tax, contents)
-        parsed.put(KIND, a.slug, key, found[i])
+        found[i] = part = make_part(config, a, reader.read(a), tax, contents)
+        _keep(parsed, a.slug, key, part)
+
+
+@dataclass(frozen=True, slots=True)
+class _Kept:
+    """An author's part as the parsed cache keeps it: the author without its records, the
+    ``hollow.row`` of each record, and the place of each pinned record among them. Every field
+    of the records is the entry ``RECORDS`` of the same key, read when one is first used."""
+
+    part: AuthorPart
+    rows: tuple[tuple[Any, ...], ...]
+    pinned: tuple[int, ...]
+
+
+def _keep(parsed: ParsedInputs, slug: str, key: bytes, part: AuthorPart) -> None:
+    a = part.author
+    where = {id(r): i for i, r in enumerate(a.records)}
+    pinned = tuple(where.get(id(r), -1) for r in a.pinned)
+    if -1 in pinned:   # (assemble_author pins the author's own records: never so) kept whole
+        parsed.put(KIND, slug, key, part)
+        return
+    parsed.put(RECORDS, slug, key, tuple(map(pickled_values, a.records)))   # first: a part found has its records
+    bare = dataclasses.replace(part, author=dataclasses.replace(a, records=(), pinned=()))
+    parsed.put(KIND, slug, key, _Kept(bare, tuple(map(hollow.row, a.records)), pinned))
+
+
+def _taken(value: object, config: SiteConfig, a: AuthorConfig, key: bytes, parsed: ParsedInputs) -> AuthorPart | None:
+    """The part kept as ``value`` (``_keep``), its records hollow; None when it is not one."""
+    if isinstance(value, AuthorPart):
+        return value
+    if not isinstance(value, _Kept) or not isinstance(value.part, AuthorPart):
+        return None
+    parsed.mark(RECORDS, a.slug, key)   # read by whichever process first uses them: kept
+    records = hollow.hollow(value.rows, functools.partial(_records, config, a, key, parsed, value.rows))
+    if not all(isinstance(i, int) and 0 <= i < len(records) for i in value.pinned):
+        return None
+    author = dataclasses.replace(value.part.author, records=records, pinned=tuple(records[i] for i in value.pinned))
+    return dataclasses.replace(value.part, author=author)
+
+
+def _records(config: SiteConfig, a: AuthorConfig, key: bytes, parsed: ParsedInputs,
+             rows: tuple[tuple[Any, ...], ...]) -> tuple[tuple[Any, ...], ...]:
+    """The ``pickled_values`` of the records of a kept author (``_taken``): from their entry, else
+    (deleted or damaged since the build began) from its cache files, assembled again."""
+    hit = parsed.lookup(RECORDS, a.slug, key, count=False)
+    if hit is not None and _fit(hit[0], rows):
+        return hit[0]   # type: ignore[return-value]
+    log.debug("%s: its kept records are gone; assembled again", a.slug)
+    from generator.store import Reader
+    from generator.taxonomy import load_taxonomy
+
+    values = tuple(map(pickled_values, make_part(config, a, Reader(config).read(a), load_taxonomy(),
+                                                 Digester()).author.records))
+    if not _fit(values, rows):
+        raise SiteError(f"the cache files of author '{a.slug}' changed while the site was being built",
+                        path=a.path, hint="build again")
+    return values
+
+
+def _fit(values: object, rows: tuple[tuple[Any, ...], ...]) -> bool:
+    """Whether ``values`` are ``pickled_values`` of records whose ``hollow.row`` are ``rows``."""
+    return (isinstance(values, tuple) and len(values) == len(rows)
+            and all(type(v) is tuple and len(v) == hollow.VALUES and hollow.row_of(v) == r for v, r in zip(values, rows)))
 
 
 @contextlib.contextmanager

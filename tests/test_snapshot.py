@@ -4,16 +4,21 @@ are assembled again, and a kept author gives the warnings and values a fresh one
 from __future__ import annotations
 
 import dataclasses
+import shutil
 from pathlib import Path
 
+import pytest
 from test_jobs import assert_same_as_clean, cli, synthetic_site
 
+from generator import hollow
 from generator.build import build
 from generator.check import site_warnings
 from generator.config import load_site
 from generator.inputs import read_inputs
 from generator.parsed import ParsedInputs, entries
-from generator.snapshot import load_authors
+from generator.errors import SiteError
+from generator.jobs import Digester
+from generator.snapshot import RECORDS, _records, load_authors, part_key
 from generator.store import read_all
 from generator.cache import cache_file, read_entry, write_entry
 
@@ -84,3 +89,58 @@ def test_kept_job_digests_follow_who_lists_a_record(tmp_path: Path) -> None:
     res = cli(root, "build", workers=1)
     assert "job digests: 0 authors' kept from the last build" in res.stderr
     assert_same_as_clean(root, tmp_path, "damaged")
+
+
+def _records_entry(root: Path, slug: str, key: bytes) -> Path:
+    """The file of the parsed-input cache that keeps the records of an author's part ``key``."""
+    name = ParsedInputs._key(RECORDS, slug, key).hex()
+    return ParsedInputs(root).dir / name[:2] / name
+
+
+def test_a_rebuild_reads_no_field_of_the_kept_records_it_does_not_show(tmp_path: Path) -> None:
+    """An edit to one author re-renders its own pages and the home page: the other authors' records
+    are loaded hollow (generator.hollow) and never filled, and the output is a clean build's."""
+    root = synthetic_site(tmp_path / "syn", authors=30, records=4)
+    cli(root, "build", workers=1)
+    edited = root / "content/authors/a005.yaml"
+    edited.write_text(edited.read_text() + "affiliation: Elsewhere\n")
+    res = cli(root, "build", workers=1)
+    _, authors = _authors(root)
+    others = sum(len(a.records) for a in authors.authors if a.slug != "a005")
+    assert f"kept records never read here: {others}\n" in res.stderr
+    assert_same_as_clean(root, tmp_path, "hollow")
+
+
+def test_kept_records_gone_or_damaged_are_assembled_again(tmp_path: Path) -> None:
+    """The records of a kept author are read when first used, from their own entry: one deleted
+    since, or holding values that are not those records, costs assembling that author again."""
+    root = synthetic_site(tmp_path / "syn", authors=6, records=4)
+    cli(root, "build", workers=1)
+    config = load_site(root)
+    inputs = read_inputs(root, {})
+    a, b = config.authors[1], config.authors[2]
+    _records_entry(root, a.slug, part_key(a, config, inputs, Digester())).unlink()
+    ParsedInputs(root).put(RECORDS, b.slug, part_key(b, config, inputs, Digester()), (("arxiv:0", "x"),))
+    shutil.rmtree(root / "output")   # every job runs: every kept record is read
+    res = cli(root, "build", workers=1)
+    assert "authors: 6 kept from the last build, 0 assembled" in res.stderr
+    assert res.stderr.count("its kept records are gone; assembled again") == 2
+    assert_same_as_clean(root, tmp_path, "gone")
+
+
+def test_cache_files_changed_under_a_build_stop_it(tmp_path: Path) -> None:
+    """Hollow records whose entry is gone are assembled again from the cache files; when those
+    no longer give the same records, the build stops and says to build again."""
+    root = synthetic_site(tmp_path / "syn", authors=4, records=4)
+    cli(root, "build", workers=1)
+    config, authors = _authors(root)
+    a = config.authors[1]
+    key = part_key(a, config, read_inputs(root, {}), Digester())
+    rows = tuple(map(hollow.row, authors.parts[1].author.records))
+    _records_entry(root, a.slug, key).unlink()
+    path = cache_file(config.cache_path, a.slug, a.sources[0])
+    assert path is not None
+    entry = read_entry(path)
+    write_entry(path, dataclasses.replace(entry, records=entry.records[1:]))
+    with pytest.raises(SiteError, match="changed while the site was being built"):
+        _records(config, a, key, ParsedInputs(root), rows)

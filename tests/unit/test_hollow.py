@@ -1,0 +1,107 @@
+"""Records loaded hollow (generator.hollow): the fields a rebuild reads are there without loading;
+the first read of any other field loads and fills every record of that author, once, into the
+very objects; then they are records like any other (equal, hashable, frozen, pickled, digested
+alike). Values that are not theirs fill nothing."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+
+import pytest
+
+from generator import hollow, model
+from generator.jobs import Digester
+from generator.model import Person, Record, pickled_values
+
+
+@pytest.fixture(autouse=True)
+def _own_registry() -> object:
+    """Each test sees only its own hollow records (the registry is the process's)."""
+    saved = dict(model._HOLLOW)
+    model._HOLLOW.clear()
+    yield
+    model._HOLLOW.clear()
+    model._HOLLOW.update(saved)
+
+
+def _records(n: int = 3) -> tuple[Record, ...]:
+    return tuple(Record(
+        key=f"arxiv:2401.0000{i}", title=f"Title {i}", year=2024 - i, arxiv_id=f"2401.0000{i}", version=i + 1,
+        authors=(Person("Ada Lovelace", ("Engines",)), Person(f"Person {i}")) if i % 2 else (Person(f"Person {i}"),),
+        abstract=f"Abstract {i}.", published=f"202{4 - i}-01-0{i + 1}T00:00:00Z",
+        updated=None if i else "2024-03-01T00:00:00Z", primary_subject="cs.LG", subjects=("cs.LG", "stat.ML")[: i + 1],
+        doi=f"10.1/{i}" if i else None, comment="c", order=i, links=(("code", "https://example.org/c"),))
+        for i in range(n))
+
+
+def _hollow(records: tuple[Record, ...], loads: list[int],
+            values: tuple[tuple[object, ...], ...] | None = None) -> tuple[Record, ...]:
+    given = tuple(map(pickled_values, records)) if values is None else values
+
+    def load() -> tuple[tuple[object, ...], ...]:
+        loads.append(1)
+        return given   # type: ignore[return-value]
+    return hollow.hollow(tuple(map(hollow.row, records)), load)
+
+
+def test_the_fields_a_rebuild_reads_need_no_load() -> None:
+    records, loads = _records(), []
+    before = len(model._HOLLOW)
+    h = _hollow(records, loads)
+    assert len(model._HOLLOW) == before + len(records)
+    for r, want in zip(h, records):
+        assert (r.key, r.year, r.published, r.updated, r.subjects) == hollow.row(want)
+    assert loads == [] and all(type(r) is Record for r in h)
+
+
+def test_the_first_read_of_another_field_fills_every_record_of_the_author_once() -> None:
+    records, loads = _records(), []
+    h = _hollow(records, loads)
+    before = len(model._HOLLOW)
+    assert h[1].abstract == "Abstract 1."
+    assert loads == [1] and len(model._HOLLOW) == before - len(records)
+    assert h == records and [hash(r) for r in h] == [hash(r) for r in records]
+    assert [r.authors for r in h] == [r.authors for r in records] and h[2].link == records[2].link
+    assert loads == [1]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        h[0].title = "changed"   # type: ignore[misc]
+
+
+def test_a_name_that_is_no_field_is_missing_without_a_load() -> None:
+    loads: list[int] = []
+    h = _hollow(_records(), loads)
+    assert getattr(h[0], "__html__", None) is None
+    with pytest.raises(AttributeError, match="no attribute 'titel'"):
+        h[0].titel   # noqa: B018
+    assert loads == []
+
+
+def test_values_that_are_not_theirs_fill_nothing() -> None:
+    records, loads = _records(), []
+    wrong = tuple(map(pickled_values, _records(2)))   # one record short
+    h = _hollow(records, loads, wrong)
+    with pytest.raises(ValueError, match="not theirs"):
+        h[0].title   # noqa: B018
+    with pytest.raises(ValueError):   # still hollow: each read tries again
+        h[2].comment   # noqa: B018
+
+
+def test_a_hollow_record_pickles_and_digests_as_the_full_one() -> None:
+    records, loads = _records(), []
+    h = _hollow(records, loads)
+    assert pickle.loads(pickle.dumps(h[0], protocol=pickle.HIGHEST_PROTOCOL)) == records[0]
+    h2 = _hollow(records, [])
+    assert [Digester().content(r) for r in h2] == [Digester().content(r) for r in records]
+
+
+def test_fill_fills_the_authors_given_and_forget_lets_the_others_go() -> None:
+    loads: list[int] = []
+    first, second, third = _hollow(_records(2), loads), _hollow(_records(3), loads), _hollow(_records(1), loads)
+    full = _records(2)
+    assert hollow.unread([first, second, full]) == 5
+    assert hollow.fill([first, second, full]) == 5 and hollow.unread([first, second, third]) == 1
+    assert len(loads) == 2 and first[1].title == "Title 1" and second[2].title == "Title 2" and len(loads) == 2
+    assert hollow.fill([first, second]) == 0 and len(loads) == 2
+    hollow.forget([third])
+    assert len(model._HOLLOW) == 0 and loads == [1, 1]
