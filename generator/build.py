@@ -183,15 +183,20 @@ def _read_cache(config: SiteConfig, strict: bool, parsed: ParsedInputs, inputs: 
     logged. ``--strict`` reads the whole cache (the lint reads it) and refuses the same warnings
     as ``check --strict`` (check.site_warnings)."""
     from generator.check import site_warnings
+    from generator.hollow import forget
     from generator.snapshot import load_authors
     from generator.store import read_all
 
     authors = load_authors(config, inputs, parsed, workers)
-    warnings = site_warnings(config, read_all(config, parsed=parsed), with_lint=True) if strict else authors.warnings
-    for w in warnings:
-        log.warning("%s", w)
-    if strict and warnings:
-        raise SiteError(f"{len(warnings)} warning(s) and --strict is on", hint="see the warnings above")
+    try:
+        warnings = site_warnings(config, read_all(config, parsed=parsed), with_lint=True) if strict else authors.warnings
+        for w in warnings:
+            log.warning("%s", w)
+        if strict and warnings:
+            raise SiteError(f"{len(warnings)} warning(s) and --strict is on", hint="see the warnings above")
+    except BaseException:
+        forget([a.records for a in authors.authors])   # (the build lets go of them once it is over)
+        raise
     return authors, warnings
 
 
@@ -294,6 +299,7 @@ def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, 
     the output's size, jobs run). ``fill`` reads the build's hollow records (generator.hollow)
     when many jobs run, before the render processes fork."""
     from generator.output import build_lock, write_site
+    from generator.parallel import forks
     from generator.prelink import prune
     from generator.themes import static_dirs
 
@@ -323,8 +329,8 @@ def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, 
         log.debug("reused jobs linked in %.2f s", time.perf_counter() - started)
         log.info("rendering %d of %d jobs (%d unchanged, reused) with %d process%s...", len(run), len(planned),
                  len(reuse), pool.workers, "es" if pool.workers > 1 else "")
-        if len(run) * 20 > len(planned):   # many jobs: their records filled once, before the processes fork
-            log.debug("%d hollow records filled", fill())
+        if len(run) * 20 > len(planned) and forks([j.task for j in run], pool.workers):
+            log.debug("%d hollow records filled", fill())   # once, before the processes fork: not in each
         later = [j for j in run if early is not None and j.rel_path == early.job.rel_path]
         written = pool.run([j.task for j in run if j not in later], staging)
         log.debug("jobs run at %.2f s", time.perf_counter() - clock.start)

@@ -101,10 +101,9 @@ class Record:
         """Called only for a name that is not set: a field of a hollow record (generator.hollow),
         filled now with every record of its author. Any other name is missing, as without it."""
         fill = _HOLLOW.get(id(self)) if name in _FIELD_NAMES else None
-        if fill is None:
-            raise AttributeError(f"'Record' object has no attribute {name!r}")
-        fill()
-        return object.__getattribute__(self, name)
+        if fill is not None:
+            fill()
+        return object.__getattribute__(self, name)   # else the very AttributeError (a property's own too)
 
     @property
     def abs_url(self) -> str | None:
@@ -224,6 +223,7 @@ def _record(values: tuple[Any, ...]) -> Record:
 
 
 def _set_fields(r: Record, values: tuple[Any, ...]) -> None:
+    """Set every field of ``r`` from its ``pickled_values`` (its people found or made once)."""
     people = values[_AUTHORS]
     found = tuple(map(_NAMED.get if people and type(people[0]) is str else _PEOPLE.get, people))
     if not all(found):   # (not 'None in found': that calls Person.__eq__ on each)

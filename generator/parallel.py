@@ -226,10 +226,15 @@ def _child(groups: Sequence[Sequence[Task | FolderTask]], claims: _Claims, first
         conn.close()
 
 
+def forks(tasks: Sequence[Task | FolderTask], workers: int) -> bool:
+    """Whether ``run_tasks`` runs these tasks on forked processes (else in this one)."""
+    return workers > 1 and sum(t.weight for t in tasks) >= MIN_PARALLEL_WEIGHT
+
+
 def run_tasks(tasks: Sequence[Task | FolderTask], dest: Path, workers: int) -> int:
     """Make and write every task's file under ``dest``; return the bytes written."""
     check_unique(tasks)
-    if workers <= 1 or sum(t.weight for t in tasks) < MIN_PARALLEL_WEIGHT:
+    if not forks(tasks, workers):
         return _run_share(tasks, dest)
     groups = ordered_groups(tasks)
     ctx = multiprocessing.get_context("fork")

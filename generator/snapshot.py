@@ -141,21 +141,25 @@ def load_authors(config: SiteConfig, inputs: Inputs, parsed: ParsedInputs, worke
     canon = Digester()
     keys = [part_key(a, config, inputs, canon) for a in config.authors]
     found: list[AuthorPart | None] = []
-    for a, key in zip(config.authors, keys):
-        hit = parsed.lookup(KIND, a.slug, key)
-        found.append(_taken(hit[0], config, a, key, parsed) if hit is not None else None)
-    todo = [(i, config.authors[i], keys[i]) for i, p in enumerate(found) if p is None]
-    # The cache files of the authors made now are parsed, not kept parsed: the part made of them
-    # is kept, and parsing one (1.6 ms at 100 records) is what a pickled copy would save; a cold
-    # build of 1,000 authors saved 150 MB of pickles that the next build pruned unread.
-    helped = todo[len(todo) * _MAIN_SHARE // 100:] if workers > 1 and len(todo) >= _SHARE_FROM else []
-    with _share(config, [(a, key) for _, a, key in helped], parsed) as wait:
-        _make(config, todo[:len(todo) - len(helped)], found, parsed)
-        wait()
-    for i, a, key in helped:   # from the helper's entries; any it did not make, here
-        hit = parsed.lookup(KIND, a.slug, key, count=False)
-        found[i] = _taken(hit[0], config, a, key, parsed) if hit is not None else None
-    _make(config, [t for t in todo if found[t[0]] is None], found, parsed)
+    try:
+        for a, key in zip(config.authors, keys):
+            hit = parsed.lookup(KIND, a.slug, key)
+            found.append(_taken(hit[0], config, a, key, parsed) if hit is not None else None)
+        todo = [(i, config.authors[i], keys[i]) for i, p in enumerate(found) if p is None]
+        # The cache files of the authors made now are parsed, not kept parsed: the part made of them
+        # is kept, and parsing one (1.6 ms at 100 records) is what a pickled copy would save; a cold
+        # build of 1,000 authors saved 150 MB of pickles that the next build pruned unread.
+        helped = todo[len(todo) * _MAIN_SHARE // 100:] if workers > 1 and len(todo) >= _SHARE_FROM else []
+        with _share(config, [(a, key) for _, a, key in helped], parsed) as wait:
+            _make(config, todo[:len(todo) - len(helped)], found, parsed)
+            wait()
+        for i, a, key in helped:   # from the helper's entries; any it did not make, here
+            hit = parsed.lookup(KIND, a.slug, key, count=False)
+            found[i] = _taken(hit[0], config, a, key, parsed) if hit is not None else None
+        _make(config, [t for t in todo if found[t[0]] is None], found, parsed)
+    except BaseException:   # the hollow records loaded so far are let go (generator.hollow)
+        hollow.forget([p.author.records for p in found if p is not None])
+        raise
     log.debug("authors: %d kept from the last build, %d assembled", len(found) - len(todo), len(todo))
     return Authors(tuple(found), len(todo), tuple(keys))   # type: ignore[arg-type]
 
@@ -194,13 +198,15 @@ class _Kept:
 
 
 def _keep(parsed: ParsedInputs, slug: str, key: bytes, part: AuthorPart) -> None:
+    """Keep ``part`` for the next build as ``_Kept`` and its records' entry (first: a reader that
+    finds the part finds its records), or whole in the case that cannot be kept so."""
     a = part.author
     where = {id(r): i for i, r in enumerate(a.records)}
     pinned = tuple(where.get(id(r), -1) for r in a.pinned)
     if -1 in pinned:   # (assemble_author pins the author's own records: never so) kept whole
         parsed.put(KIND, slug, key, part)
         return
-    parsed.put(RECORDS, slug, key, tuple(map(pickled_values, a.records)))   # first: a part found has its records
+    parsed.put(RECORDS, slug, key, tuple(map(pickled_values, a.records)))
     bare = dataclasses.replace(part, author=dataclasses.replace(a, records=(), pinned=()))
     parsed.put(KIND, slug, key, _Kept(bare, tuple(map(hollow.row, a.records)), pinned))
 
@@ -209,12 +215,11 @@ def _taken(value: object, config: SiteConfig, a: AuthorConfig, key: bytes, parse
     """The part kept as ``value`` (``_keep``), its records hollow; None when it is not one."""
     if isinstance(value, AuthorPart):
         return value
-    if not isinstance(value, _Kept) or not isinstance(value.part, AuthorPart):
+    if not isinstance(value, _Kept) or not isinstance(value.part, AuthorPart) or \
+            not all(isinstance(i, int) and 0 <= i < len(value.rows) for i in value.pinned):
         return None
     parsed.mark(RECORDS, a.slug, key)   # read by whichever process first uses them: kept
     records = hollow.hollow(value.rows, functools.partial(_records, config, a, key, parsed, value.rows))
-    if not all(isinstance(i, int) and 0 <= i < len(records) for i in value.pinned):
-        return None
     author = dataclasses.replace(value.part.author, records=records, pinned=tuple(records[i] for i in value.pinned))
     return dataclasses.replace(value.part, author=author)
 
@@ -222,7 +227,9 @@ def _taken(value: object, config: SiteConfig, a: AuthorConfig, key: bytes, parse
 def _records(config: SiteConfig, a: AuthorConfig, key: bytes, parsed: ParsedInputs,
              rows: tuple[tuple[Any, ...], ...]) -> tuple[tuple[Any, ...], ...]:
     """The ``pickled_values`` of the records of a kept author (``_taken``): from their entry, else
-    (deleted or damaged since the build began) from its cache files, assembled again."""
+    (deleted or damaged since) from its cache files, assembled again and kept anew. (Had those
+    files changed since the build read their digests, with the same five fields, this build would
+    show their new text under the old digests; the next one, keyed by their new digest, not.)"""
     hit = parsed.lookup(RECORDS, a.slug, key, count=False)
     if hit is not None and _fit(hit[0], rows):
         return hit[0]   # type: ignore[return-value]
@@ -235,6 +242,7 @@ def _records(config: SiteConfig, a: AuthorConfig, key: bytes, parsed: ParsedInpu
     if not _fit(values, rows):
         raise SiteError(f"the cache files of author '{a.slug}' changed while the site was being built",
                         path=a.path, hint="build again")
+    parsed.put(RECORDS, a.slug, key, values)
     return values
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from test_jobs import assert_same_as_clean, cli, synthetic_site
 
-from generator import hollow
+from generator import hollow, model
 from generator.build import build
 from generator.check import site_warnings
 from generator.config import load_site
@@ -126,6 +126,23 @@ def test_kept_records_gone_or_damaged_are_assembled_again(tmp_path: Path) -> Non
     assert "authors: 6 kept from the last build, 0 assembled" in res.stderr
     assert res.stderr.count("its kept records are gone; assembled again") == 2
     assert_same_as_clean(root, tmp_path, "gone")
+    shutil.rmtree(root / "output")   # kept anew: read from their entries again
+    assert "assembled again" not in cli(root, "build", workers=1).stderr
+
+
+def test_a_failed_build_lets_its_hollow_records_go(tmp_path: Path) -> None:
+    """A build in a long-lived process (the tests, the benchmark) that fails after loading kept
+    authors leaves none of their hollow records in the process's registry."""
+    root = synthetic_site(tmp_path / "syn", authors=5, records=3)
+    cli(root, "build", workers=1)
+    config = load_site(root)
+    gone = cache_file(config.cache_path, config.authors[4].slug, config.authors[4].sources[0])
+    assert gone is not None
+    gone.unlink()   # a note ('no cached records yet'), which --strict refuses
+    before = len(model._HOLLOW)
+    with pytest.raises(SiteError, match="--strict"):
+        build(root, strict=True, workers=1)
+    assert len(model._HOLLOW) == before
 
 
 def test_cache_files_changed_under_a_build_stop_it(tmp_path: Path) -> None:

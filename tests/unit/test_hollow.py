@@ -51,7 +51,7 @@ def test_the_fields_a_rebuild_reads_need_no_load() -> None:
     h = _hollow(records, loads)
     assert len(model._HOLLOW) == before + len(records)
     for r, want in zip(h, records):
-        assert (r.key, r.year, r.published, r.updated, r.subjects) == hollow.row(want)
+        assert (r.key, r.year, r.published, r.updated, r.subjects, r.venue) == hollow.row(want)
     assert loads == [] and all(type(r) is Record for r in h)
 
 
@@ -75,6 +75,13 @@ def test_a_name_that_is_no_field_is_missing_without_a_load() -> None:
     with pytest.raises(AttributeError, match="no attribute 'titel'"):
         h[0].titel   # noqa: B018
     assert loads == []
+
+
+def test_a_propertys_own_attribute_error_is_not_hidden() -> None:
+    """``Record.__getattr__`` is called for a property that raises AttributeError too: the error
+    raised is the property's own, as without it."""
+    with pytest.raises(AttributeError, match="'NoneType' object has no attribute 'split'"):
+        Record(key=None, title="t", year=None).anchor   # type: ignore[arg-type]  # noqa: B018
 
 
 def test_values_that_are_not_theirs_fill_nothing() -> None:
