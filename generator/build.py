@@ -126,7 +126,7 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
             target = (out_dir or config.output_path).resolve()
             searched = plan_search(config, site, options, digester, parsed) if search else _no_search(parsed)
             early = _early_index(config, authors, searched, target, prelink)
-            planned = plan_site(config, site, options, search, digester, searched=searched)
+            planned = plan_site(config, site, options, search, digester, parsed=parsed, searched=searched)
             authors.keep_digests(digester, parsed, last)
             clock.stage("plan jobs")
             total, size, rendered = _run(pool, config, planned, target, inputs.digest, clock, early, prelink,
@@ -231,13 +231,18 @@ def plan_site(config: SiteConfig, site: SiteModel, options: dict[str, object], s
     apart (``pages=False``), once the pages are in place."""
     from generator.parallel import check_unique
     from generator.render import plan_tasks
+    from generator.subject_jobs import SubjectJobs
     from generator.taxonomy import load_taxonomy
     from generator.themes import make_environment
 
     tasks = [*plan_tasks(env or make_environment(config.root, config.theme), site, load_taxonomy(),
                          root=config.root)] if pages else []
     digester = digester or jobs.Digester(site)
-    planned = jobs.plan_jobs(tasks, site, jobs.common_digest(config.root, site, options), digester)
+    common = jobs.common_digest(config.root, site, options)
+    kept = SubjectJobs.plan(site, digester, common, parsed) if parsed is not None and pages else None
+    planned = jobs.plan_jobs(tasks, site, common, digester, kept.known if kept is not None else None)
+    if kept is not None:
+        kept.keep(parsed, planned)   # type: ignore[arg-type]
     if search:
         planned += searched if searched is not None else plan_search(config, site, options, digester, parsed)
     check_unique([j.task for j in planned])

@@ -27,7 +27,6 @@ import dataclasses
 import hashlib
 import json
 import marshal
-import operator
 import os
 from dataclasses import dataclass
 from itertools import repeat
@@ -35,6 +34,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
+from generator.canonical import plain_seq as _plain_seq, same as _same
 from generator.inputs import code_digest, hash_files, theme_tops
 from generator.output import link_file, link_tree
 from generator.model import Record, SubjectHeading
@@ -46,28 +46,6 @@ if TYPE_CHECKING:
 
 FORMAT = 4   # 4: a record's digest is made of its content digest and who lists it
 _RECORD_ONLY = {Record}
-
-
-def _plain_seq(v: Sequence[object]) -> bytes | None:
-    """A sequence of (name, count) pairs (a name a str or an int, a count an int, not a bool) or of
-    strings, encoded in C by marshal (version 2: equal values, equal bytes); else None. The way
-    depends on the value only (Markup is its text; empty is pairs); types are checked a set at once."""
-    types = set(map(type, v))
-    if all(issubclass(t, tuple) for t in types):   # (a subject's authors, an author's years)
-        if types and (set(map(len, v)) != {2} or set(map(type, map(_SECOND, v))) != {int}):
-            return None
-        firsts = set(map(type, map(_FIRST, v)))
-        if not all(t is int or issubclass(t, str) for t in firsts):
-            return None
-        plain = types <= {tuple} and firsts <= {str, int}
-        return b"P" + marshal.dumps(tuple(v) if plain else tuple([(str.__str__(a) if isinstance(a, str) else a, n)
-                                                                 for a, n in v]), 2)   # type: ignore[misc]
-    if all(issubclass(t, str) for t in types):   # URLs (the sitemap), names, codes
-        return b"S" + marshal.dumps(tuple(v) if types == {str} else tuple([str.__str__(x) for x in v]), 2)
-    return None
-
-
-_FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
 
 
 def common_digest(root: Path, site: SiteModel, options: Mapping[str, Any]) -> bytes:
@@ -105,6 +83,7 @@ class Digester:
         self._memo: dict[int, tuple[object, bytes]] = {}    # other dataclasses (which may hold records)
         self._people: dict[int, tuple[object, str]] = {}    # Person -> its canonical text
         self._seqs: dict[tuple[int, ...], bytes] = {}       # ids of a sequence of records -> its encoding
+        self._joined: dict[int, tuple[Sequence[Record], bytes]] = {}   # an author's records -> their digests (keep)
         self._reads: dict[str, tuple[int, tuple[Any, ...], bytes]] = {}   # path -> (generation, reads, digest)
         self._small = attrgetter(*self._SMALL_FIELDS)
 
@@ -126,6 +105,7 @@ class Digester:
             self._current.clear()
             self._memo.clear()
             self._seqs.clear()
+            self._joined.clear()
 
     def digest(self, value: object) -> bytes:
         return hashlib.sha256(self._encode(value)).digest()[:16]
@@ -184,6 +164,17 @@ class Digester:
         for r, d in zip(records, contents, strict=True):
             self._contents[id(r)] = (r, d)
 
+    def joined(self, records: Sequence[Record]) -> bytes:
+        """The digest of each of ``records`` (``record``), joined: as ``keep`` took them for that
+        very sequence, else found record by record."""
+        e = self._joined.get(id(records))
+        if e is not None and e[0] is records:
+            return e[1]
+        parts = list(map(self._current.get, map(id, records)))
+        if not all(parts):
+            parts = [p or self.record(r) for p, r in zip(parts, records)]
+        return b"".join(parts)   # type: ignore[arg-type]
+
     def listing(self, records: Sequence[Record]) -> bytes:
         """The digest of which profiled authors list each of ``records``: with the records' contents,
         all that their digests are made of (``record``)."""
@@ -211,6 +202,7 @@ class Digester:
         self._records.update(zip(ids, zip(records, repeat(self._generation), digests, listings)))   # in C:
         self._current.update(zip(ids, digests))   # a rebuild keeps 100,000 records' digests at 1,000 x 100
         self._memo[id(value)] = (value, encoding)
+        self._joined[id(records)] = (records, joined)
 
     def _encode(self, v: object) -> bytes:
         """Tagged bytes; equal values give equal bytes, different values different ones."""
@@ -266,33 +258,6 @@ class Digester:
         return d
 
 
-_PLAIN = (str, int, float, bool, type(None))
-# Small frozen values made anew by each plan, compared by value (cheap: a few strings and pairs).
-_SMALL = (SubjectHeading,)
-
-
-def _same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
-    """Whether two reads are the same values for sure: each the same object or an equal plain value
-    of the same type (a feed's date), or a tuple of the same objects, or a dict of the same keys and
-    objects or equal plain values of the same type (a pager), or an equal small value (a subject's
-    heading)."""
-    if len(a) != len(b):
-        return False
-    for x, y in zip(a, b):
-        if x is y or (type(x) in _PLAIN + _SMALL and type(x) is type(y) and x == y):
-            continue
-        if type(x) is tuple and type(y) is tuple:
-            if len(x) != len(y) or not all(map(operator.is_, x, y)):
-                return False
-        elif type(x) is dict and type(y) is dict:
-            if x.keys() != y.keys() or not all(v is y[k] or (type(v) in _PLAIN and type(v) is type(y[k]) and v == y[k])
-                                               for k, v in x.items()):
-                return False
-        else:
-            return False
-    return True
-
-
 @dataclass(frozen=True, slots=True)
 class Job:
     """One output (a file, or a folder for a FolderTask): where, the digest of what it reads,
@@ -311,18 +276,23 @@ class Job:
 
 
 def plan_jobs(tasks: Sequence[Task | FolderTask], site: SiteModel, common: bytes,
-              digester: Digester | None = None) -> list[Job]:
+              digester: Digester | None = None, known: Mapping[str, str] | None = None) -> list[Job]:
     """Each task with the digest of ``common`` and of exactly what it reads (``digester``: one
-    kept from earlier plans of this site, renewed for ``site``)."""
+    kept from earlier plans of this site, renewed for ``site``); ``known``: the digests of some
+    outputs, found already (generator.subject_jobs)."""
     if digester is None:
         digester = Digester(site)
     else:
         digester.renew(site)
+    known = known or {}
     out = []
     for t in tasks:
-        h = hashlib.sha256(common)
-        h.update(digester.reads(t.rel_path, t.reads))
-        out.append(Job(t, h.hexdigest()[:32]))
+        digest = known.get(t.rel_path)
+        if digest is None:
+            h = hashlib.sha256(common)
+            h.update(digester.reads(t.rel_path, t.reads))
+            digest = h.hexdigest()[:32]
+        out.append(Job(t, digest))
     return out
 
 

@@ -1,0 +1,89 @@
+"""The subjects' job digests kept from the last build (generator.subject_jobs): a plan that takes
+them gives every job the digest a plan made from nothing gives, after every kind of edit, and
+takes them for the subjects none of whose authors' records changed."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from test_jobs import assert_same_as_clean, cli, synthetic_site
+
+from generator import jobs
+from generator.build import _assemble, _read_cache, load_config, plan_site
+from generator.cache import cache_file, read_entry, write_entry
+from generator.inputs import read_inputs
+from generator.parsed import ParsedInputs
+from generator.subject_jobs import KIND, SubjectJobs
+
+OPTIONS: dict[str, object] = {"base_url": None, "search": False}
+
+
+def _plans(root: Path) -> tuple[dict[str, str], dict[str, str], int]:
+    """(each job's digest planned with the kept subjects' digests, the same planned from nothing,
+    how many outputs the kept digests gave), keeping them anew as a build does."""
+    parsed = ParsedInputs(root)
+    config = load_config(root, None, parsed)
+    authors, _ = _read_cache(config, False, parsed, read_inputs(root, OPTIONS), 1)
+    site = _assemble(config, authors, parsed)
+    digester = jobs.Digester(site)
+    known = len(SubjectJobs.plan(site, digester, jobs.common_digest(root, site, OPTIONS), parsed).known)
+    kept = {j.rel_path: j.digest for j in plan_site(config, site, OPTIONS, False, digester, parsed=parsed)}
+    fresh = {j.rel_path: j.digest for j in plan_site(config, site, OPTIONS, False, jobs.Digester(site))}
+    return kept, fresh, known
+
+
+def _edit_record(root: Path, slug: str, index: int, **changes: object) -> None:
+    config = load_site_config(root)
+    a = next(a for a in config.authors if a.slug == slug)
+    path = cache_file(config.cache_path, a.slug, a.sources[0])
+    assert path is not None
+    entry = read_entry(path)
+    records = list(entry.records)
+    records[index] = dataclasses.replace(records[index], **changes)   # type: ignore[arg-type]
+    write_entry(path, dataclasses.replace(entry, records=tuple(records)))
+
+
+def load_site_config(root: Path):  # noqa: ANN201 - a test helper
+    from generator.config import load_site
+
+    return load_site(root)
+
+
+def test_kept_subject_digests_are_those_a_plan_from_nothing_makes(tmp_path: Path) -> None:
+    root = synthetic_site(tmp_path / "syn", authors=12, records=10)
+    cli(root, "build", "--no-search", workers=1)
+    kept, fresh, known = _plans(root)
+    pages = [p for p in fresh if p.startswith("subjects/") and p != "subjects/index.html"]
+    assert kept == fresh and known == len(pages) > 20      # nothing changed: every subject's jobs taken
+    edits = [
+        ("a title", lambda: _edit_record(root, "a003", 2, title="A new title")),
+        ("subjects", lambda: _edit_record(root, "a005", 1, subjects=("math.AG", "cs.LG"), primary_subject="math.AG")),
+        ("a date", lambda: _edit_record(root, "a007", 0, published="2011-01-01T00:00:00Z", year=2011)),
+        ("an affiliation", lambda: (root / "content/authors/a001.yaml").write_text(
+            (root / "content/authors/a001.yaml").read_text() + "affiliation: Elsewhere\n")),
+        ("a name", lambda: (root / "content/authors/a002.yaml").write_text(
+            (root / "content/authors/a002.yaml").read_text().replace("Author002 Person", "Author002 Renamed"))),
+        ("the page size", lambda: (root / "site.yaml").write_text(
+            (root / "site.yaml").read_text().replace("paginate: 20", "paginate: 7"))),
+    ]
+    for what, edit in edits:
+        edit()
+        kept, fresh, known = _plans(root)
+        assert kept == fresh, what
+        if what == "an affiliation":   # no record changed: every subject taken
+            assert known == len([p for p in fresh if p.startswith("subjects/") and p != "subjects/index.html"])
+        if what in ("a name", "the page size"):   # what every job reads changed: none taken
+            assert known == 0, what
+
+
+def test_a_damaged_entry_is_planned_anew(tmp_path: Path) -> None:
+    root = synthetic_site(tmp_path / "syn", authors=6, records=6)
+    cli(root, "build", "--no-search", workers=1)
+    parsed = ParsedInputs(root)
+    parsed.put(KIND, "site", b"", {"cs.LG": (b"x", (("subjects/cs.LG/index.html", 7),)), 3: "no"})
+    kept, fresh, known = _plans(root)
+    assert kept == fresh and known == 0
+    _edit_record(root, "a001", 0, title="Retitled")
+    cli(root, "build", workers=1)
+    assert_same_as_clean(root, tmp_path, "subject-jobs")
