@@ -342,8 +342,9 @@ def split(jobs: Iterable[Job], manifest: Manifest | None, old_out: Path) -> tupl
     reuse: list[Job] = []
     run: list[Job] = []
     outputs = manifest.outputs if manifest is not None else {}
+    top = os.fspath(old_out)   # (strings: a Path a job cost more than the stat, 9,000 jobs a build)
     for job in jobs:
-        same = outputs.get(job.rel_path) == job.digest and (old_out / job.rel_path).exists()
+        same = outputs.get(job.rel_path) == job.digest and os.path.exists(os.path.join(top, job.rel_path))
         (reuse if same else run).append(job)
     return reuse, run
 
