@@ -5,12 +5,14 @@ a slice of its records and a pager; its feed, the newest of them: at 1,000 x 100
 listing 244,000 records, two thirds of planning a one-author rebuild. All of it follows from
 what every job reads (``common``: the code, the templates, the site's settings, among them
 ``paginate``, ``feed_size`` and the authors in site order), the subject's heading (its names,
-count and authors) and the digest of every record of each of its authors (``Digester.record``:
-its fields and who lists it); the pages' addresses follow from its code. So per subject the build keeps, in the parsed-input
-cache, the digest of those (``fingerprint``) with the digest of each job of its group
-(``subject:CODE``), and takes them back while the fingerprint is the same: a subject none of
-whose records changed is not digested page by page again. Any other subject is planned as
-before, and kept anew.
+count and authors) and the digest of each of its authors' records there (``Digester.record``:
+its fields and who lists it); the pages' addresses follow from its code. So per subject the
+build keeps, in the parsed-input cache, the digest of those (``fingerprint``) with the digest of
+each job of its group (``subject:CODE``), and takes them back while the fingerprint is the same:
+a subject none of whose records changed is not digested page by page again. Any other subject is
+planned as before, and kept anew. Each author's digests per subject are kept too, by the digest
+of all its records' digests (an author's come joined, as kept with it): a changed record
+re-plans the subjects it is in, not every subject of its author.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-from generator.model import SubjectHeading
+from generator.model import Record, SubjectHeading
 
 if TYPE_CHECKING:
     from generator.jobs import Digester, Job
@@ -27,8 +29,11 @@ if TYPE_CHECKING:
     from generator.parsed import ParsedInputs
 
 KIND = "subject-jobs"
+AUTHORS = "subject-jobs-authors"
 # code -> (fingerprint, ((output path, job digest), ...)) of each subject's group of jobs
 Kept = Mapping[str, tuple[bytes, tuple[tuple[str, str], ...]]]
+# slug -> (the digest of its records' digests, {code: the digest of those of its records there})
+Authors = Mapping[str, tuple[bytes, Mapping[str, bytes]]]
 
 
 def group(code: str) -> str:
@@ -43,34 +48,62 @@ class SubjectJobs:
     prints: Mapping[str, bytes]        # code -> fingerprint
     known: Mapping[str, str]           # output path -> job digest, for the subjects unchanged
     last: Kept = field(default_factory=dict)
+    authors: Authors = field(default_factory=dict)        # this plan's, as ``_authors`` makes them
+    last_authors: Authors = field(default_factory=dict)   # the last build's
 
     @classmethod
     def plan(cls, site: SiteModel, digester: Digester, common: bytes, parsed: ParsedInputs) -> SubjectJobs:
-        authors = {a.slug: hashlib.sha256(digester.joined(a.records)).digest() for a in site.authors}
+        last_authors = _last_authors(parsed)
+        authors = _authors(site, digester, last_authors)
         prints = {s.code: fingerprint(common, site.paginate, digester.digest(SubjectHeading.of(s)),
-                                      b"".join([authors.get(slug, b"?") for slug, _ in s.authors]))
+                                      b"".join([authors[slug][1].get(s.code, b"?") if slug in authors else b"?"
+                                                for slug, _ in s.authors]))
                   for s in site.subjects}
         last = _last(parsed)
         known = {path: digest for code, f in prints.items() if code in last and last[code][0] == f
                  for path, digest in last[code][1]}
-        return cls(prints, known, last)
+        return cls(prints, known, last, authors, last_authors)
 
     def keep(self, parsed: ParsedInputs, planned: Sequence[Job]) -> None:
-        """Keep each subject's fingerprint with its jobs' digests, for the next build."""
+        """Keep each subject's fingerprint with its jobs' digests, and each author's digests per
+        subject, for the next build."""
         by_group: dict[str, list[tuple[str, str]]] = {}
         for job in planned:
             by_group.setdefault(job.task.group, []).append((job.rel_path, job.digest))
         kept = {code: (f, tuple(by_group.get(group(code), ()))) for code, f in self.prints.items()}
         if kept != self.last:
             parsed.put(KIND, "site", b"", kept)
+        if self.authors != self.last_authors:
+            parsed.put(AUTHORS, "site", b"", self.authors)
+
+
+def _authors(site: SiteModel, digester: Digester, last: Authors) -> Authors:
+    """Per author: the digest of its records' digests, and per subject the digest of the digests
+    of its records there, in order; the last build's where the first is the same."""
+    out: dict[str, tuple[bytes, dict[str, bytes]]] = {}
+    for a in site.authors:
+        joined = digester.joined(a.records)
+        mark = hashlib.sha256(joined).digest()
+        e = last.get(a.slug)
+        out[a.slug] = e if e is not None and e[0] == mark else (mark, _per_subject(a.records, joined))
+    return out
+
+
+def _per_subject(records: Sequence[Record], joined: bytes) -> dict[str, bytes]:
+    parts: dict[str, list[bytes]] = {}
+    for j, r in enumerate(records):
+        for code in r.subjects:
+            parts.setdefault(code, []).append(joined[16 * j:16 * j + 16])
+    return {code: hashlib.sha256(b"".join(p)).digest() for code, p in parts.items()}
 
 
 def fingerprint(common: bytes, paginate: int, heading: bytes, authors: bytes) -> bytes:
     """What a subject's jobs read: what every job reads (the authors in site order among it), the
-    pages' size, its heading's digest (its authors among it), and the digest of every record of
-    each of its authors (``authors``: each one's, in the heading's order). The records a subject
-    lists, and their order, follow from those: which author's copy of a record is listed (the
-    first's, in site order) and where (by year, date and subjects) are fields of the records."""
+    pages' size, its heading's digest (its authors among it), and the digest of the records each
+    of its authors has there (``authors``: each one's, in the heading's order). The records a
+    subject lists, and their order, follow from those: which author's copy of a record is listed
+    (the first's, in site order, of those with the subject) and where (by year and date, then in
+    the authors' order) are fields of the records, and who lists a record is in its digest."""
     h = hashlib.sha256(common)
     h.update(b"%d\0" % paginate + heading + b"\0")
     h.update(authors)
@@ -84,6 +117,17 @@ def _last(parsed: ParsedInputs) -> Kept:
     if not isinstance(value, dict):
         return {}
     return {code: e for code, e in value.items() if isinstance(code, str) and _entry(e)}
+
+
+def _last_authors(parsed: ParsedInputs) -> Authors:
+    """The last build's ``_authors``, each of this shape (never trusted), or nothing."""
+    hit = parsed.lookup(AUTHORS, "site", b"")
+    value = hit[0] if hit is not None else None
+    if not isinstance(value, dict):
+        return {}
+    return {slug: e for slug, e in value.items()
+            if isinstance(e, tuple) and len(e) == 2 and isinstance(e[0], bytes) and isinstance(e[1], dict)
+            and all(isinstance(k, str) and isinstance(v, bytes) for k, v in e[1].items())}
 
 
 def _entry(e: object) -> bool:
