@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
 FORMAT = 4   # 4: a record's digest is made of its content digest and who lists it
 _RECORD_ONLY = {Record}
+_KEY = attrgetter("key")
 
 
 def common_digest(root: Path, site: SiteModel, options: Mapping[str, Any]) -> bytes:
@@ -99,6 +100,7 @@ class Digester:
             self._contents.clear()
             self._people.clear()
             self._seqs.clear()
+            self._joined.clear()
         if site.record_authors is not self._listed:
             self._listed = site.record_authors
             self._generation += 1
@@ -123,6 +125,9 @@ class Digester:
 
     def record(self, r: Record) -> bytes:
         """A record's digest: its content digest (``content``) and which profiled authors list it."""
+        d = self._current.get(id(r))   # made or kept (``keep``) in this generation
+        if d is not None:
+            return d
         e = self._records.get(id(r))
         if e is not None:
             if e[1] == self._generation:
@@ -178,8 +183,8 @@ class Digester:
     def listing(self, records: Sequence[Record]) -> bytes:
         """The digest of which profiled authors list each of ``records``: with the records' contents,
         all that their digests are made of (``record``)."""
-        listed = self._listed
-        return hashlib.sha256(marshal.dumps(tuple([listed.get(r.key, ()) for r in records]), 2)).digest()
+        listed = tuple(map(self._listed.get, map(_KEY, records), repeat(())))   # in C: 100,000 a rebuild
+        return hashlib.sha256(marshal.dumps(listed, 2)).digest()
 
     def known(self, value: object, records: Sequence[Record]) -> tuple[bytes, bytes] | None:
         """(the digests of ``records`` joined, the encoding of the dataclass ``value``) as made by
@@ -194,13 +199,14 @@ class Digester:
         """Take ``known`` (``known`` of a value equal to ``value`` in an earlier build, made when
         its records had the same contents and listings): ``value``'s and its records' digests."""
         joined, encoding = known
-        if len(joined) != 16 * len(records):
+        n = len(joined)
+        if n != 16 * len(records):
             return
-        ids = list(map(id, records))
-        digests = [joined[i:i + 16] for i in range(0, len(joined), 16)]
-        listings = map(self._listed.get, map(attrgetter("key"), records), repeat(()))
-        self._records.update(zip(ids, zip(records, repeat(self._generation), digests, listings)))   # in C:
-        self._current.update(zip(ids, digests))   # a rebuild keeps 100,000 records' digests at 1,000 x 100
+        # In C: a rebuild keeps 100,000 records' digests at 1,000 x 100. They hold for this
+        # generation only (``_current``, cleared when a listing changes); ``_joined`` holds the
+        # records, so no id of theirs is reused while their digests are here.
+        slices = map(slice, range(0, n, 16), range(16, n + 16, 16))
+        self._current.update(zip(map(id, records), map(joined.__getitem__, slices)))
         self._memo[id(value)] = (value, encoding)
         self._joined[id(records)] = (records, joined)
 
@@ -232,6 +238,9 @@ class Digester:
             # Made in C: no Python call per record. Every item found in _current is a record of
             # _records (a live object's id is no other live object's), so the type of each is
             # checked only when one is not found (a plan digests ~600,000 listed records).
+            e = self._joined.get(id(v))   # an author's records, as kept
+            if e is not None and e[0] is v:
+                return b"[R%d:" % len(v) + e[1] + b"]"
             key = tuple(map(id, v))
             d = self._seqs.get(key)
             if d is not None:
