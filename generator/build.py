@@ -238,7 +238,7 @@ def plan_site(config: SiteConfig, site: SiteModel, options: dict[str, object], s
     tasks = [*plan_tasks(env or make_environment(config.root, config.theme), site, load_taxonomy(),
                          root=config.root)] if pages else []
     digester = digester or jobs.Digester(site)
-    common = jobs.common_digest(config.root, site, options)
+    common = jobs.common_digest(config.root, site, options, config.theme)
     kept = SubjectJobs.plan(site, digester, common, parsed) if parsed is not None and pages else None
     planned = jobs.plan_jobs(tasks, site, common, digester, kept.known if kept is not None else None)
     if kept is not None:
@@ -255,8 +255,8 @@ def plan_search(config: SiteConfig, site: SiteModel, options: dict[str, object],
     whose documents changed (generator.search.Kept)."""
     from generator.search import search_tasks
 
-    return jobs.plan_jobs(search_tasks(site, digester, parsed), site, jobs.common_digest(config.root, site, options),
-                          digester)
+    common = jobs.common_digest(config.root, site, options, config.theme)
+    return jobs.plan_jobs(search_tasks(site, digester, parsed), site, common, digester)
 
 
 def _no_search(parsed: ParsedInputs) -> list[jobs.Job]:

@@ -233,7 +233,8 @@ class LiveSite:
 
         assert self._env is not None and self._digester is not None
         tasks = author_tasks(self._env, site, load_taxonomy(), slugs, root=config.root)
-        return jobs.plan_jobs(tasks, site, jobs.common_digest(config.root, site, self.options), self._digester)
+        common = jobs.common_digest(config.root, site, self.options, config.theme)
+        return jobs.plan_jobs(tasks, site, common, self._digester)
 
     def _load(self, stale: set[str] | None, whole: bool) -> SiteConfig:
         """The configuration: all of it again, or only the author files when nothing else changed."""

@@ -53,6 +53,7 @@ class SubjectJobs:
 
     @classmethod
     def plan(cls, site: SiteModel, digester: Digester, common: bytes, parsed: ParsedInputs) -> SubjectJobs:
+        digester.renew(site)   # (a digester kept from another plan: its digests, for this site's listings)
         last_authors = _last_authors(parsed)
         authors = _authors(site, digester, last_authors)
         prints = {s.code: fingerprint(common, site.paginate, digester.digest(SubjectHeading.of(s)),

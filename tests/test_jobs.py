@@ -234,6 +234,20 @@ def test_a_template_edit_reruns_every_job(tmp_path: Path) -> None:
     assert res.reused == 0 and res.rendered == first.rendered
 
 
+def test_switching_between_installed_themes_reruns_every_job(tmp_path: Path) -> None:
+    """Every installed theme's files are hashed into what every job reads, so which one the site
+    uses must be too: switching from one to another changes no file there."""
+    root = synthetic_site(tmp_path / "syn", authors=6, records=4)
+    subject = (REPO / "themes/default/templates/subject.html").read_text()
+    (root / "themes/alt/templates").mkdir(parents=True)
+    (root / "themes/alt/templates/subject.html").write_text(subject.replace("<h1>", '<h1 class="alt">', 1))
+    cli(root, "build")
+    (root / "site.yaml").write_text((root / "site.yaml").read_text() + "theme: alt\n")
+    cli(root, "build")
+    assert 'class="alt"' in next((root / "output/subjects").glob("*/index.html")).read_text()
+    assert_same_as_clean(root, tmp_path, "theme")
+
+
 def _site(record_authors: dict[str, tuple[str, ...]]) -> SiteModel:
     return SiteModel(title="t", description="", base_url="/", language="en", authors=(), subjects=(), pages=(),
                      record_authors=record_authors, paginate=50, cname=None)

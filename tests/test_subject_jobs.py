@@ -27,7 +27,7 @@ def _plans(root: Path) -> tuple[dict[str, str], dict[str, str], int]:
     authors, _ = _read_cache(config, False, parsed, read_inputs(root, OPTIONS), 1)
     site = _assemble(config, authors, parsed)
     digester = jobs.Digester(site)
-    known = len(SubjectJobs.plan(site, digester, jobs.common_digest(root, site, OPTIONS), parsed).known)
+    known = len(SubjectJobs.plan(site, digester, jobs.common_digest(root, site, OPTIONS, config.theme), parsed).known)
     kept = {j.rel_path: j.digest for j in plan_site(config, site, OPTIONS, False, digester, parsed=parsed)}
     fresh = {j.rel_path: j.digest for j in plan_site(config, site, OPTIONS, False, jobs.Digester(site))}
     return kept, fresh, known
@@ -77,6 +77,32 @@ def test_kept_subject_digests_are_those_a_plan_from_nothing_makes(tmp_path: Path
             assert 0 < known < len(pages)
         if what in ("a name", "the page size"):   # what every job reads changed: none taken
             assert known == 0, what
+
+
+def test_a_digester_kept_from_another_plan_gives_this_sites_digests(tmp_path: Path) -> None:
+    """SubjectJobs.plan renews a digester carried over from a plan of another site (the preview
+    keeps one), so the fingerprints hold this site's listings, not the last one's."""
+    root = synthetic_site(tmp_path / "syn", authors=6, records=6)
+    cli(root, "build", "--no-search", workers=1)
+    parsed = ParsedInputs(root)
+    config = load_config(root, None, parsed)
+    authors, _ = _read_cache(config, False, parsed, read_inputs(root, OPTIONS), 1)
+    first = _assemble(config, authors, parsed)
+    digester = jobs.Digester(first)
+    plan_site(config, first, OPTIONS, False, digester, parsed=parsed)
+    # another author now lists a record of a001's, under another subject: its listing, so its
+    # digest, changes, on pages whose headings do not
+    shared = dataclasses.replace(first.authors[1].records[0], subjects=("math.AG",), primary_subject="math.AG")
+    b = config.authors[3]
+    path = cache_file(config.cache_path, b.slug, b.sources[0])
+    assert path is not None
+    entry = read_entry(path)
+    write_entry(path, dataclasses.replace(entry, records=(*entry.records, shared)))
+    authors, _ = _read_cache(config, False, parsed, read_inputs(root, OPTIONS), 1)
+    second = _assemble(config, authors, parsed)
+    kept = {j.rel_path: j.digest for j in plan_site(config, second, OPTIONS, False, digester, parsed=parsed)}
+    fresh = {j.rel_path: j.digest for j in plan_site(config, second, OPTIONS, False, jobs.Digester(second))}
+    assert kept == fresh
 
 
 def test_a_damaged_entry_is_planned_anew(tmp_path: Path) -> None:
