@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 from collections import Counter, defaultdict
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from generator.config import AuthorConfig, SiteConfig
 from generator.filters import decide, normalize_name
@@ -25,16 +25,16 @@ from generator.taxonomy import Category, Taxonomy
 
 
 def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
-             authors: tuple[Author, ...] | None = None, subjects: tuple[Subject, ...] | None = None) -> SiteModel:
+             authors: tuple[Author, ...] | None = None, subjects: tuple[Subject, ...] | None = None,
+             listed: tuple[Mapping[str, tuple[str, ...]], tuple[Record, ...]] | None = None) -> SiteModel:
     """The site model. ``authors``: each author of ``config`` already assembled (``assemble_author``;
     the preview keeps those whose inputs did not change); ``subjects``: ``subjects_of(authors)``,
-    made already (a build takes them from the last build when it can, generator.subject_order)."""
+    and ``listed``: (``record_authors(authors)``, ``newest(authors, config.feed_size)``), made
+    already (a build takes them from the last build when it can, generator.subject_order)."""
     if authors is None:
         authors = tuple(assemble_author(a, store, taxonomy, config.citations) for a in config.authors)
-    record_authors: dict[str, list[str]] = defaultdict(list)
-    for a in authors:
-        for r in a.records:
-            record_authors[r.key].append(a.slug)
+    if listed is None:
+        listed = record_authors(authors), newest(authors, config.feed_size)
     people: dict[str, str] = {}
     for acfg in config.authors:
         for name in (acfg.name, *acfg.aliases):
@@ -47,11 +47,20 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
     return SiteModel(
         title=config.title, description=config.description, base_url=config.base_url,
         language=config.language, authors=authors, subjects=subjects if subjects is not None else subjects_of(authors, taxonomy), pages=pages,
-        record_authors={k: tuple(v) for k, v in record_authors.items()}, paginate=config.paginate,
+        record_authors=listed[0], paginate=config.paginate,
         cname=config.cname, extra=config.extra, people=people,
         feed_size=config.feed_size, authors_shown=config.authors_shown, venues=config.venues, groups=_groups(config),
-        newest=newest(authors, config.feed_size),
+        newest=listed[1],
     )
+
+
+def record_authors(authors: Iterable[Author]) -> dict[str, tuple[str, ...]]:
+    """For every record key, the profiled authors who list it, in site order."""
+    listing: dict[str, list[str]] = defaultdict(list)
+    for a in authors:
+        for r in a.records:
+            listing[r.key].append(a.slug)
+    return {k: tuple(v) for k, v in listing.items()}
 
 
 def newest(authors: Iterable[Author], count: int) -> tuple[Record, ...]:

@@ -211,12 +211,14 @@ def _assemble(config: SiteConfig, authors: Authors, parsed: ParsedInputs | None 
     changed (generator.subject_order)."""
     from generator.assemble import assemble
     from generator.store import Store
-    from generator.subject_order import subjects
+    from generator.subject_order import listings, subjects
     from generator.taxonomy import load_taxonomy
 
     tax = load_taxonomy()
-    made = subjects(authors.authors, [p.order for p in authors.parts], tax, parsed)
-    site = assemble(config, Store(), tax, authors.authors, made)
+    orders = [p.order for p in authors.parts]
+    made = subjects(authors.authors, orders, tax, parsed)
+    listed = listings(authors.authors, orders, config.feed_size, parsed)
+    site = assemble(config, Store(), tax, authors.authors, made, listed)
     log.info("assembled %s, %s", plural(len(site.authors), "author"), plural(len(site.subjects), "subject"))
     return site
 

@@ -8,7 +8,9 @@ changes none of them (an author's affiliation or bio, a title, an abstract) take
 subject's records from the last build's positions, (author, record) pairs kept in the
 parsed-input cache (generator.parsed: versioned by the code, checksummed, safe to delete)
 under the digest of those fields; any other build sorts them anew and keeps the positions.
-The records taken are this build's own objects, so a changed title is shown.
+The records taken are this build's own objects, so a changed title is shown. Who lists each
+record and the site feed's newest records (``listings``) follow from the same fields, and are
+kept under the same key (with the feed's size): 0.1 s of a rebuild at 1,000 x 100.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from array import array
 from operator import getitem
 from typing import TYPE_CHECKING, Sequence
 
-from generator.assemble import subject, subjects_of
+from generator.assemble import newest, record_authors, subject, subjects_of
 from generator.model import Author, Record, Subject
 
 if TYPE_CHECKING:
@@ -27,10 +29,12 @@ if TYPE_CHECKING:
     from generator.taxonomy import Taxonomy
 
 KIND = "subject-order"
+LISTINGS = "site-listings"
 
 # Per subject, in site order: (code, the (author, record) positions of its records as a flat
 # array of ints, its authors' counts).
 Positions = tuple[tuple[str, bytes, tuple[tuple[str, int], ...]], ...]
+Listings = tuple[dict[str, tuple[str, ...]], tuple[Record, ...]]   # (who lists each record, the newest)
 
 
 def order_digest(records: Sequence[Record]) -> bytes:
@@ -52,6 +56,48 @@ def subjects(authors: Sequence[Author], orders: Sequence[bytes], tax: Taxonomy,
         made = subjects_of(authors, tax)
         parsed.put(KIND, "site", key, _positions(made, authors))
     return made
+
+
+def listings(authors: Sequence[Author], orders: Sequence[bytes], feed_size: int,
+             parsed: ParsedInputs | None) -> Listings:
+    """(``assemble.record_authors(authors)``, ``assemble.newest(authors, feed_size)``): who lists
+    each record and the site feed's records follow from what orders them too (each author's
+    slug, in site order, and its records' keys, years and dates), so they are kept with the same
+    key (the feed's records as (author, record) positions: this build's objects are taken)."""
+    key = _key(authors, orders)
+    if parsed is None or key is None:
+        return record_authors(authors), newest(authors, feed_size)
+    key += b"%d" % feed_size
+    hit = parsed.lookup(LISTINGS, "site", key)
+    taken = _listings_taken(hit[0], authors) if hit is not None else None
+    if taken is None:
+        taken = record_authors(authors), newest(authors, feed_size)
+        parsed.put(LISTINGS, "site", key, (taken[0], _places(taken[1], authors)))
+    return taken
+
+
+def _places(records: Sequence[Record], authors: Sequence[Author]) -> bytes:
+    """The (author, record) position of each of ``records``, a flat array of ints."""
+    wanted = {id(r) for r in records}
+    where = {id(r): (i, j) for i, a in enumerate(authors) for j, r in enumerate(a.records) if id(r) in wanted}
+    return array("i", [n for r in records for n in where[id(r)]]).tobytes()
+
+
+def _listings_taken(kept: object, authors: Sequence[Author]) -> Listings | None:
+    """``listings`` from ``kept``, or None when it is not of that shape or does not fit these authors."""
+    if not (isinstance(kept, tuple) and len(kept) == 2 and isinstance(kept[0], dict) and isinstance(kept[1], bytes)):
+        return None
+    listed, flat = kept
+    if not all(type(k) is str and type(v) is tuple for k, v in listed.items()):
+        return None
+    pos = _ints(flat)
+    if pos is None:
+        return None
+    records = [a.records for a in authors]
+    try:
+        return listed, tuple(map(getitem, map(records.__getitem__, pos[0::2]), pos[1::2]))
+    except IndexError:
+        return None
 
 
 def _key(authors: Sequence[Author], orders: Sequence[bytes]) -> bytes | None:
@@ -85,9 +131,8 @@ def _taken(kept: object, authors: Sequence[Author], tax: Taxonomy) -> tuple[Subj
         cat = tax.get(code)
         if cat is None:
             return None
-        pos = array("i")
-        pos.frombytes(flat)
-        if len(pos) % 2 or min(pos, default=0) < 0:
+        pos = _ints(flat) if isinstance(flat, bytes) else None
+        if pos is None:
             return None
         try:
             listed = tuple(map(getitem, map(records.__getitem__, pos[0::2]), pos[1::2]))
@@ -95,3 +140,12 @@ def _taken(kept: object, authors: Sequence[Author], tax: Taxonomy) -> tuple[Subj
             return None
         out.append(subject(code, cat, listed, counts))
     return tuple(out)
+
+
+def _ints(flat: bytes) -> array[int] | None:
+    """The (author, record) pairs of a kept flat array, or None when it cannot be one."""
+    pos = array("i")
+    if len(flat) % pos.itemsize:
+        return None
+    pos.frombytes(flat)
+    return None if len(pos) % 2 or min(pos, default=0) < 0 else pos

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from array import array
 from pathlib import Path
 
-from generator.assemble import sort_newest_first, subjects_of
+from generator import subject_order
+from generator.assemble import newest, record_authors, sort_newest_first, subjects_of
 from generator.model import Author, Person, Record
 from generator.parsed import ParsedInputs
-from generator.subject_order import KIND, order_digest, subjects
+from generator.subject_order import KIND, listings, order_digest, subjects
 from generator.taxonomy import load_taxonomy
 
 TAX = load_taxonomy()
@@ -116,3 +118,36 @@ def test_without_a_cache_or_an_order_it_sorts() -> None:
     authors = _authors(4)
     _same(subjects(authors, _orders(authors), TAX, None), authors)
     _same(subjects(authors, [b""] * len(authors), TAX, None), authors)
+
+
+def _same_listings(got: tuple, authors: tuple[Author, ...], count: int) -> None:
+    want_listed, want_newest = record_authors(authors), newest(authors, count)
+    assert got[0] == want_listed and list(got[0]) == list(want_listed)   # the same order of keys too
+    assert len(got[1]) == len(want_newest) and all(x is y for x, y in zip(got[1], want_newest))
+
+
+def test_kept_listings_give_who_lists_each_record_and_the_newest_made_anew(tmp_path: Path) -> None:
+    """Who lists each record and the site feed's records are kept with the subjects' order key
+    (and the feed's size): taken, they are what assemble makes, down to the very record objects
+    (for a key several authors list, the copy assemble.newest picks)."""
+    for seed in range(30):
+        authors = _authors(seed)
+        count = 1 + seed % 7
+        parsed = ParsedInputs(tmp_path / str(seed))
+        _same_listings(listings(authors, _orders(authors), count, parsed), authors, count)   # made, and kept
+        again = ParsedInputs(tmp_path / str(seed))
+        _same_listings(listings(authors, _orders(authors), count, again), authors, count)    # taken
+        assert again.hits == 1 and again.misses == 0
+        other = ParsedInputs(tmp_path / str(seed))   # another feed size: made anew
+        _same_listings(listings(authors, _orders(authors), count + 1, other), authors, count + 1)
+        assert other.misses == 1
+
+
+def test_kept_listings_that_do_not_fit_are_made_anew(tmp_path: Path) -> None:
+    authors = _authors(3)
+    parsed = ParsedInputs(tmp_path)
+    listings(authors, _orders(authors), 5, parsed)
+    for bad in [("x", b""), ({"k": ("a",)}, array("i", [0, 999]).tobytes()), ({"k": ["a"]}, b""), ({}, b"\x01")]:
+        key = [k for k in [subject_order._key(authors, _orders(authors))] if k is not None][0] + b"5"
+        parsed.put(subject_order.LISTINGS, "site", key, bad)
+        _same_listings(listings(authors, _orders(authors), 5, ParsedInputs(tmp_path)), authors, 5)
