@@ -27,10 +27,10 @@ def _plans(root: Path) -> tuple[dict[str, str], dict[str, str], int]:
     authors, _ = _read_cache(config, False, parsed, read_inputs(root, OPTIONS), 1)
     site = _assemble(config, authors, parsed)
     digester = jobs.Digester(site)
-    known = len(SubjectJobs.plan(site, digester, jobs.common_digest(root, site, OPTIONS, config.theme), parsed).known)
+    taken = SubjectJobs.plan(site, digester, jobs.common_digest(root, site, OPTIONS, config.theme), parsed).known
     kept = {j.rel_path: j.digest for j in plan_site(config, site, OPTIONS, False, digester, parsed=parsed)}
     fresh = {j.rel_path: j.digest for j in plan_site(config, site, OPTIONS, False, jobs.Digester(site))}
-    return kept, fresh, known
+    return kept, fresh, len(set(taken) & set(fresh))   # (a kept group may name a page no longer made)
 
 
 def _edit_record(root: Path, slug: str, index: int, **changes: object) -> None:
@@ -55,7 +55,8 @@ def test_kept_subject_digests_are_those_a_plan_from_nothing_makes(tmp_path: Path
     cli(root, "build", "--no-search", workers=1)
     kept, fresh, known = _plans(root)
     pages = [p for p in fresh if p.startswith("subjects/") and p != "subjects/index.html"]
-    assert kept == fresh and known == len(pages) > 20      # nothing changed: every subject's jobs taken
+    grouped = pages + [p for p in fresh if p.startswith("authors/")]   # subjects' and authors' jobs
+    assert kept == fresh and known == len(grouped) and len(pages) > 20   # nothing changed: every group taken
     edits = [
         ("a title", lambda: _edit_record(root, "a003", 2, title="A new title")),
         ("subjects", lambda: _edit_record(root, "a005", 1, subjects=("math.AG", "cs.LG"), primary_subject="math.AG")),
@@ -71,10 +72,12 @@ def test_kept_subject_digests_are_those_a_plan_from_nothing_makes(tmp_path: Path
         edit()
         kept, fresh, known = _plans(root)
         assert kept == fresh, what
-        if what == "an affiliation":   # no record changed: every subject taken
-            assert known == len([p for p in fresh if p.startswith("subjects/") and p != "subjects/index.html"])
-        if what == "a title":   # only the subjects of that record planned again
-            assert 0 < known < len(pages)
+        pages = [p for p in fresh if p.startswith("subjects/") and p != "subjects/index.html"]
+        grouped = pages + [p for p in fresh if p.startswith("authors/")]
+        if what == "an affiliation":   # no record changed: every subject taken, every author but a001
+            assert known == len(grouped) - len([p for p in fresh if p.startswith("authors/a001/")])
+        if what == "a title":   # only the subjects of that record planned again, and its author
+            assert len(grouped) - len(pages) < known < len(grouped)
         if what in ("a name", "the page size"):   # what every job reads changed: none taken
             assert known == 0, what
 
