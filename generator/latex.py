@@ -36,7 +36,6 @@ from functools import lru_cache
 from xml.etree.ElementTree import Element
 
 import nh3
-from latex2mathml.converter import convert_to_element
 from markupsafe import Markup, escape
 
 from generator.latex_tables import (
@@ -300,7 +299,10 @@ class _Renderer:
 
 @lru_cache(maxsize=4096)
 def _math_to_html(source: str, display: bool) -> str | None:
-    """MathML for one formula, or None when latex2mathml fails or emits an unexpected element."""
+    """MathML for one formula, or None when latex2mathml fails or emits an unexpected element.
+    (latex2mathml is imported here, by the first formula: 20 ms a build that shows none.)"""
+    from latex2mathml.converter import convert_to_element
+
     try:
         body = _serialize(convert_to_element(source, display="block" if display else "inline"))
     except Exception:  # latex2mathml raises many exception types (and RecursionError) on bad input

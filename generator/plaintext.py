@@ -26,7 +26,6 @@ import unicodedata
 from functools import lru_cache
 from xml.etree.ElementTree import Element
 
-from latex2mathml.converter import convert_to_element
 
 from generator.latex_tables import MATH_SYMBOLS
 
@@ -66,6 +65,8 @@ def math_to_text(source: str, parse: bool = True) -> str:
 @lru_cache(maxsize=4096)
 def _math_cached(source: str, parse: bool) -> str:
     if parse:
+        from latex2mathml.converter import convert_to_element   # (by the first formula, as generator.latex)
+
         try:
             return _tidy(_node(convert_to_element(source), 0))
         except Exception:  # latex2mathml raises many exception types (and RecursionError) on bad input

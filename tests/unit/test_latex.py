@@ -274,7 +274,9 @@ def test_converter_failure_shows_source(monkeypatch: pytest.MonkeyPatch) -> None
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(latex, "convert_to_element", boom)
+    import latex2mathml.converter   # (generator.latex imports it by the first formula)
+
+    monkeypatch.setattr(latex2mathml.converter, "convert_to_element", boom)
     latex._math_to_html.cache_clear()
     latex._html_cached.cache_clear()
     try:
