@@ -27,7 +27,7 @@ from generator.exports import authors_index, to_bibtex, to_csl_json
 from generator.model import Author, Record, SiteModel, Subject, SubjectHeading
 from generator.routes import Route, Urls
 from generator.taxonomy import Taxonomy
-from generator.tasks import Task
+from generator.tasks import Task, author_group, subject_group
 from generator.template_globals import entry_updated, template_filters, template_globals
 from generator.venues import venue_index
 
@@ -57,7 +57,7 @@ def plan_pages(site: SiteModel, taxonomy: Taxonomy) -> list[PagePlan]:
         plans += _subject_pages(s, site.paginate)
         plans.append(_feed(routes.subject(s.code), f"{s.name} ({s.code}) · {site.title}",
                            f"Records in {s.name} by the profiled authors.", s.records[:site.feed_size],
-                           f"subject:{s.code}"))
+                           subject_group(s.code)))
     if site.venues:
         plans += _venue_pages(site)
     newest = site.newest if site.newest is not None else assemble.newest(site.authors, site.feed_size)
@@ -70,7 +70,7 @@ def plan_pages(site: SiteModel, taxonomy: Taxonomy) -> list[PagePlan]:
 
 def _author_pages(site: SiteModel, a: Author) -> list[PagePlan]:
     """An author's page and feed (the newest ``feed_size`` records)."""
-    group, weight = f"author:{a.slug}", len(a.records) + 1
+    group, weight = author_group(a.slug), len(a.records) + 1
     page = PagePlan(routes.author(a.slug), a.template, {"page_kind": "author", "author": a}, group=group,
                     weight=weight)
     feed = _feed(page.route, f"{a.name} · {site.title}", f"Publications and source records attributed to {a.name}.",
@@ -83,7 +83,7 @@ def _subject_pages(s: Subject, per_page: int) -> list[PagePlan]:
     slice of records, so a changed title re-renders one page, not the subject's every page."""
     heading = SubjectHeading.of(s)
     return [PagePlan(route, "subject.html", {"page_kind": "subject", "subject": heading, "records": records,
-                                             "pager": pager}, group=f"subject:{s.code}", weight=len(records) + 1)
+                                             "pager": pager}, group=subject_group(s.code), weight=len(records) + 1)
             for route, records, pager in _paged(s.records, per_page, functools.partial(routes.subject, s.code))]
 
 
@@ -177,7 +177,7 @@ def _page_task(env: jinja2.Environment, p: PagePlan) -> Task:
 
 
 def _export_tasks(a: Author) -> list[Task]:
-    group, weight = f"author:{a.slug}", len(a.records) // 2 + 1
+    group, weight = author_group(a.slug), len(a.records) // 2 + 1
     return [Task(routes.author_bibtex(a.slug).path, functools.partial(to_bibtex, a), group, weight, (a,)),
             Task(routes.author_csl(a.slug).path, functools.partial(to_csl_json, a), group, weight, (a,))]
 
@@ -187,7 +187,7 @@ def _photo_tasks(root: Path | None, a: Author) -> list[Task]:
     if root is None or a.photo is None:
         return []
     return [Task(routes.author_photo(a.slug, a.photo.suffix).path,
-                 functools.partial((root / a.photo.source).read_bytes), f"author:{a.slug}", 1, (a.photo.digest,))]
+                 functools.partial((root / a.photo.source).read_bytes), author_group(a.slug), 1, (a.photo.digest,))]
 
 
 def _static_tasks(site: SiteModel) -> list[Task]:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from generator.model import Record, SubjectHeading
+from generator.tasks import author_group, subject_group
 
 if TYPE_CHECKING:
     from generator.jobs import Digester, Job
@@ -39,11 +40,6 @@ AUTHORS = "subject-jobs-authors"
 Kept = Mapping[str, tuple[bytes, tuple[tuple[str, str], ...]]]
 # slug -> (the digest of its records' digests, {code: the digest of those of its records there})
 Authors = Mapping[str, tuple[bytes, Mapping[str, bytes]]]
-
-
-def group(code: str) -> str:
-    """The group of a subject's jobs (generator.render: its pages and its feed)."""
-    return f"subject:{code}"
 
 
 @dataclass(frozen=True)
@@ -61,13 +57,13 @@ class SubjectJobs:
         digester.renew(site)   # (a digester kept from another plan: its digests, for this site's listings)
         last_authors = _last_authors(parsed)
         authors = _authors(site, digester, last_authors)
-        prints = {group(s.code): fingerprint(common, site.paginate, digester.digest(SubjectHeading.of(s)),
+        prints = {subject_group(s.code): fingerprint(common, site.paginate, digester.digest(SubjectHeading.of(s)),
                                              b"".join([authors[slug][1].get(s.code, b"?") if slug in authors else b"?"
                                                        for slug, _ in s.authors]))
                   for s in site.subjects}
         # An author's page, feed, exports and photo read that author (its every field, its records'
         # digests among them) and what every job reads: its value's digest, kept with it, will do.
-        prints.update((f"author:{a.slug}", hashlib.sha256(common + b"author\0" + digester.digest(a)).digest())
+        prints.update((author_group(a.slug), hashlib.sha256(common + b"author\0" + digester.digest(a)).digest())
                       for a in site.authors)
         last = _last(parsed)
         known = {path: digest for g, f in prints.items() if g in last and last[g][0] == f
@@ -120,22 +116,21 @@ def fingerprint(common: bytes, paginate: int, heading: bytes, authors: bytes) ->
     return h.digest()
 
 
+def _site_entry(parsed: ParsedInputs, kind: str) -> dict[object, object]:
+    """The last build's entry of ``kind`` for the site, or nothing when it is absent or no dict."""
+    hit = parsed.lookup(kind, "site", b"")
+    return hit[0] if hit is not None and isinstance(hit[0], dict) else {}
+
+
 def _last(parsed: ParsedInputs) -> Kept:
-    """The last build's entry, or nothing when it is absent or not of this shape (never trusted)."""
-    hit = parsed.lookup(KIND, "site", b"")
-    value = hit[0] if hit is not None else None
-    if not isinstance(value, dict):
-        return {}
-    return {code: e for code, e in value.items() if isinstance(code, str) and _entry(e)}
+    """The last build's groups, each of this shape (never trusted), or nothing."""
+    kept = _site_entry(parsed, KIND)
+    return {g: e for g, e in kept.items() if isinstance(g, str) and _entry(e)}  # type: ignore[misc]
 
 
 def _last_authors(parsed: ParsedInputs) -> Authors:
     """The last build's ``_authors``, each of this shape (never trusted), or nothing."""
-    hit = parsed.lookup(AUTHORS, "site", b"")
-    value = hit[0] if hit is not None else None
-    if not isinstance(value, dict):
-        return {}
-    return {slug: e for slug, e in value.items()
+    return {slug: e for slug, e in _site_entry(parsed, AUTHORS).items()  # type: ignore[misc]
             if isinstance(e, tuple) and len(e) == 2 and isinstance(e[0], bytes) and isinstance(e[1], dict)
             and all(isinstance(k, str) and isinstance(v, bytes) for k, v in e[1].items())}
 

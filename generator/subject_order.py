@@ -78,9 +78,30 @@ def listings(authors: Sequence[Author], orders: Sequence[bytes], feed_size: int,
 
 def _places(records: Sequence[Record], authors: Sequence[Author]) -> bytes:
     """The (author, record) position of each of ``records``, a flat array of ints."""
-    wanted = {id(r) for r in records}
-    where = {id(r): (i, j) for i, a in enumerate(authors) for j, r in enumerate(a.records) if id(r) in wanted}
+    where = _where(authors)
     return array("i", [n for r in records for n in where[id(r)]]).tobytes()
+
+
+def _where(authors: Sequence[Author]) -> dict[int, tuple[int, int]]:
+    """Each record object's (author, record) position, its first."""
+    where: dict[int, tuple[int, int]] = {}
+    for i, a in enumerate(authors):
+        for j, r in enumerate(a.records):
+            where.setdefault(id(r), (i, j))
+    return where
+
+
+def _at(flat: object, authors: Sequence[Author]) -> tuple[Record, ...] | None:
+    """The records at the (author, record) positions of a kept flat array, or None when they
+    cannot be these authors' (not an array of pairs, or out of range)."""
+    pos = _ints(flat) if isinstance(flat, bytes) else None
+    if pos is None:
+        return None
+    records = [a.records for a in authors]
+    try:
+        return tuple(map(getitem, map(records.__getitem__, pos[0::2]), pos[1::2]))
+    except IndexError:
+        return None
 
 
 def _listings_taken(kept: object, authors: Sequence[Author]) -> Listings | None:
@@ -90,14 +111,8 @@ def _listings_taken(kept: object, authors: Sequence[Author]) -> Listings | None:
     listed, flat = kept
     if not all(type(k) is str and type(v) is tuple for k, v in listed.items()):
         return None
-    pos = _ints(flat)
-    if pos is None:
-        return None
-    records = [a.records for a in authors]
-    try:
-        return listed, tuple(map(getitem, map(records.__getitem__, pos[0::2]), pos[1::2]))
-    except IndexError:
-        return None
+    newest_records = _at(flat, authors)
+    return None if newest_records is None else (listed, newest_records)
 
 
 def _key(authors: Sequence[Author], orders: Sequence[bytes]) -> bytes | None:
@@ -110,10 +125,7 @@ def _key(authors: Sequence[Author], orders: Sequence[bytes]) -> bytes | None:
 
 
 def _positions(made: Sequence[Subject], authors: Sequence[Author]) -> Positions:
-    where: dict[int, tuple[int, int]] = {}
-    for i, a in enumerate(authors):
-        for j, r in enumerate(a.records):
-            where.setdefault(id(r), (i, j))
+    where = _where(authors)
     out = []
     for s in made:
         flat = array("i", [n for r in s.records for n in where[id(r)]])
@@ -125,18 +137,11 @@ def _taken(kept: object, authors: Sequence[Author], tax: Taxonomy) -> tuple[Subj
     """The subjects from ``kept`` positions, or None when they do not fit these authors."""
     if not isinstance(kept, tuple):
         return None
-    records = [a.records for a in authors]
     out = []
     for code, flat, counts in kept:
         cat = tax.get(code)
-        if cat is None:
-            return None
-        pos = _ints(flat) if isinstance(flat, bytes) else None
-        if pos is None:
-            return None
-        try:
-            listed = tuple(map(getitem, map(records.__getitem__, pos[0::2]), pos[1::2]))
-        except IndexError:
+        listed = _at(flat, authors) if cat is not None else None
+        if listed is None:
             return None
         out.append(subject(code, cat, listed, counts))
     return tuple(out)

@@ -38,3 +38,13 @@ class FolderTask:
     group: str = "site"
     weight: int = 1
     reads: tuple[Any, ...] = ()   # as Task.reads
+
+
+def author_group(slug: str) -> str:
+    """The group of an author's own tasks: its page, feed, exports and photo (generator.render)."""
+    return f"author:{slug}"
+
+
+def subject_group(code: str) -> str:
+    """The group of a subject's tasks: its pages and its feed (generator.render)."""
+    return f"subject:{code}"
