@@ -124,7 +124,7 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
             digester = jobs.Digester(site)
             last = authors.seed(digester, parsed)
             target = (out_dir or config.output_path).resolve()
-            searched = plan_search(config, site, options, digester, parsed) if search else _no_search(parsed)
+            searched = plan_search(config, site, options, digester, parsed, target) if search else _no_search(parsed)
             early = _early_index(config, authors, searched, target, prelink)
             planned = plan_site(config, site, options, search, digester, parsed=parsed, searched=searched)
             authors.keep_digests(digester, parsed, last)
@@ -226,7 +226,7 @@ def _assemble(config: SiteConfig, authors: Authors, parsed: ParsedInputs | None 
 def plan_site(config: SiteConfig, site: SiteModel, options: dict[str, object], search: bool,
               digester: jobs.Digester | None = None, env: jinja2.Environment | None = None,
               pages: bool = True, parsed: ParsedInputs | None = None,
-              searched: list[jobs.Job] | None = None) -> list[jobs.Job]:
+              searched: list[jobs.Job] | None = None, out: Path | None = None) -> list[jobs.Job]:
     """Every output of the site as a job: pages, feeds, exports, and the search index (``searched``:
     its job, planned already by ``plan_search``). The preview passes its digester and Jinja
     environment (templates compiled once) from one plan to the next, and plans the search index
@@ -246,19 +246,20 @@ def plan_site(config: SiteConfig, site: SiteModel, options: dict[str, object], s
     if kept is not None:
         kept.keep(parsed, planned)   # type: ignore[arg-type]
     if search:
-        planned += searched if searched is not None else plan_search(config, site, options, digester, parsed)
+        planned += searched if searched is not None else plan_search(config, site, options, digester, parsed, out)
     check_unique([j.task for j in planned])
     return planned
 
 
 def plan_search(config: SiteConfig, site: SiteModel, options: dict[str, object], digester: jobs.Digester,
-                parsed: ParsedInputs | None) -> list[jobs.Job]:
+                parsed: ParsedInputs | None, out: Path | None = None) -> list[jobs.Job]:
     """The search index's job. Given the build's ``parsed`` cache, it indexes only the authors
-    whose documents changed (generator.search.Kept)."""
+    whose documents changed (generator.search.Kept), and patches the last index in the output
+    folder ``out`` when it can (generator.search_patch)."""
     from generator.search import search_tasks
 
     common = jobs.common_digest(config.root, site, options, config.theme)
-    return jobs.plan_jobs(search_tasks(site, digester, parsed), site, common, digester)
+    return jobs.plan_jobs(search_tasks(site, digester, parsed, out), site, common, digester)
 
 
 def _no_search(parsed: ParsedInputs) -> list[jobs.Job]:
@@ -358,4 +359,6 @@ def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, 
 
 
 def _folder_bytes(folder: Path) -> int:
-    return sum(e.stat().st_size for e in folder.rglob("*") if e.is_file())
+    """The bytes written into ``folder``: its files but those linked to the last build's (a patched search index)."""
+    sizes = [e.stat() for e in folder.rglob("*") if e.is_file()]
+    return sum(st.st_size for st in sizes if st.st_nlink == 1)

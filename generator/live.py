@@ -152,7 +152,7 @@ class LiveSite:
                 config, site, planned = due
                 with Pool(1):
                     self._settle(planned + plan_site(config, site, self.options, self.search, self._digester,
-                                                     self._env, pages=False, parsed=self.parsed))
+                                                     self._env, pages=False, parsed=self.parsed, out=self.out_dir))
 
     def _update(self, changed: Iterable[str] | None, pages_ready: PagesReady) -> Update:
         from generator.parallel import Pool
@@ -213,7 +213,7 @@ class LiveSite:
             self._due = (config, site, planned)
             return rendered, len(planned), False
         search = plan_site(config, site, self.options, self.search, self._digester, self._env, pages=False,
-                           parsed=self.parsed)
+                           parsed=self.parsed, out=self.out_dir)
         self._settle(planned + search)
         stage("plan search")
         return rendered, len(planned) + len(search), False

@@ -5,8 +5,11 @@ authors list is one document, under the first of them, so "8 results" means 8 pa
 one per free page. A paper's document is ``document_text``: its title as plain text, the
 author names its pages show, its arXiv id and DOI; a page's is its title and body text. A
 result row shows the title (linking to the record on that author's page), the authors, the
-year, the subjects and whose page it is on. Documents are numbered newest first (by the
-record's date, then key; pages last), so the document id is the tie-break of the ranking.
+year, the subjects and whose page it is on. Documents are numbered from the free pages to the
+newest paper (papers by the record's date, then key from the last), and search.js ranks the
+higher id first among equal scores: the newest paper, then the first key, the pages last.
+Numbered so, a new paper takes the next id and a rebuild patches the last index
+(generator.search_patch) instead of writing all of it again.
 
 The files (``generator.search_index``, under ``routes.search_index``): a small ``meta.json``,
 term shards holding consecutive ranges of the sorted terms (up to about 48 KB each), each
@@ -32,6 +35,7 @@ import html
 import logging
 import operator
 import re
+import shutil
 import zlib
 from itertools import compress, repeat
 from pathlib import Path
@@ -44,6 +48,8 @@ from generator.latex import tex_to_text
 from generator.model import Author, Page, Record, SiteModel
 from generator.parallel import run_tasks
 from generator.search_index import term_sets, write_terms
+from generator import search_patch
+from generator.search_patch import Last, New, Stale, meta_digest
 from generator.tasks import FolderTask
 
 if TYPE_CHECKING:
@@ -109,24 +115,32 @@ def author_documents(site: SiteModel, a: Author, records: Sequence[Record]) -> l
 
 
 def _in_order(docs: list[Any]) -> list[Any]:
-    """Papers newest first (date, then key): the document ids."""
-    docs.sort(key=itemgetter(1))
-    docs.sort(key=itemgetter(0), reverse=True)   # stable: the key breaks ties
+    """Papers oldest first (date, then key from the last): the document ids after the free pages'.
+    A new paper is most often the newest, so it takes the next id and the others keep theirs
+    (generator.search_patch); search.js ranks the higher id first among equal scores, that is
+    the newest paper, then the one of the first key, as before."""
+    docs.sort(key=itemgetter(1), reverse=True)
+    docs.sort(key=itemgetter(0))   # stable: the key breaks ties
     return docs
 
 
 def _page_docs(site: SiteModel) -> list[tuple[tuple[str, str], tuple[str, ...]]]:
-    """The free pages' (title, text) and result rows, after the papers."""
+    """The free pages' (title, text) and result rows, the first documents."""
     return [((p.title, page_text(p)), (routes.page(p.name).url, p.title, "", "", "", "")) for p in site.pages]
+
+
+def _page_key(row: Sequence[str]) -> str:
+    """A free page's document key, by its address: never a record's key (``source:id``)."""
+    return f"page {row[0]}"
 
 
 def documents(site: SiteModel) -> tuple[list[tuple[str, str]], list[tuple[str, ...]]]:
     """(title, other text) and the result row ``[url, title, authors, year, subjects, by]`` of every
-    document, in id order: papers newest first (date, then key), then the free pages."""
+    document, in id order: the free pages, then the papers oldest first (date, then key from the last)."""
     records = indexed_records(site)
     docs = _in_order([d for a in site.authors for d in author_documents(site, a, records[a.slug])])
     pages = _page_docs(site)
-    return [(d[2], d[3]) for d in docs] + [t for t, _ in pages], [d[4] for d in docs] + [r for _, r in pages]
+    return [t for t, _ in pages] + [(d[2], d[3]) for d in docs], [r for _, r in pages] + [d[4] for d in docs]
 
 
 class Kept:
@@ -141,10 +155,12 @@ class Kept:
     again after any edit."""
 
     KIND = "search-documents"
+    LAST = "search-last"   # the index written last (search_patch.Last)
     BUCKETS = 32
 
     def __init__(self, parsed: ParsedInputs, keys: Mapping[str, bytes]) -> None:
         self.parsed, self.keys = parsed, keys
+        self.last: list[dict[str, object]] = []   # the buckets as the last build kept them, once read
         self.hold(parsed)
 
     @classmethod
@@ -153,6 +169,7 @@ class Kept:
         index runs, is reused, or is left out (``--no-search``: the next build with it finds them)."""
         for n in range(cls.BUCKETS):
             parsed.mark(cls.KIND, str(n), b"")
+        parsed.mark(cls.LAST, "", b"")
 
     @classmethod
     def plan(cls, site: SiteModel, records: Mapping[str, Sequence[Record]], digester: Digester,
@@ -167,7 +184,7 @@ class Kept:
 
     def documents(self, site: SiteModel, records: Mapping[str, Sequence[Record]]) -> list[TermDoc]:
         """Every author's documents, in site order: the last build's where its key is unchanged."""
-        last = [self._last(n) for n in range(self.BUCKETS)]
+        self.last = last = [self._last(n) for n in range(self.BUCKETS)]
         kept: list[dict[str, tuple[bytes, list[TermDoc]]]] = [{} for _ in range(self.BUCKETS)]
         out: list[TermDoc] = []
         for a in site.authors:
@@ -186,37 +203,75 @@ class Kept:
         hit = self.parsed.lookup(self.KIND, str(n), b"")
         return hit[0] if hit is not None and isinstance(hit[0], dict) else {}  # type: ignore[return-value]
 
+    def patch(self, folder: Path, old: Path, new: New) -> int | None:
+        """``search_patch.patch`` of the last index in ``old``, after ``documents``; None when it
+        cannot be patched (nothing is left in ``folder`` then)."""
+        hit = self.parsed.lookup(self.LAST, "", b"")
+        try:
+            if hit is None or not isinstance(hit[0], Last):
+                raise Stale("no last index kept")
+            return search_patch.patch(folder, old, hit[0], new, self._changed(hit[0]))
+        except (Stale, OSError, ValueError) as exc:
+            log.debug("search index written anew: %s", exc)
+            shutil.rmtree(folder, ignore_errors=True)
+            return None
+
+    def _changed(self, last: Last) -> dict[str, search_patch.Doc]:
+        """The last index's documents that may have changed: the pages', and those of each author
+        whose documents' key is not the last index's (as the buckets kept them for it)."""
+        out: dict[str, search_patch.Doc] = dict(last.pages)
+        for slug in self.keys.keys() | last.authors.keys():
+            if self.keys.get(slug) == last.authors.get(slug) or slug not in last.authors:
+                continue
+            found = self.last[self.bucket(slug)].get(slug)
+            if not (isinstance(found, tuple) and len(found) == 2 and found[0] == last.authors[slug]):
+                raise Stale(f"the documents of {slug} in the last index are not kept")
+            out.update((d[1], ((d[2], d[3]), d[4])) for d in found[1])
+        return out
+
+    def keep(self, folder: Path, new: New, pages: Mapping[str, search_patch.Doc]) -> None:
+        """Keep what the next build patches from: the index just written into ``folder``."""
+        self.parsed.put(self.LAST, "", b"", Last(meta_digest(folder), tuple(new.keys), dict(self.keys), dict(pages)))
+
 
 def term_documents(site: SiteModel, a: Author, records: Sequence[Record]) -> list[TermDoc]:
     """``author_documents`` with their text as its term sets."""
     return [(d, k, *term_sets(title, other), row) for d, k, title, other, row in author_documents(site, a, records)]
 
 
-def _fill(site: SiteModel, kept: Kept | None, staging: Path) -> int:
+def _fill(site: SiteModel, kept: Kept | None, out: Path | None, staging: Path) -> int:
+    """Write the index into ``staging``: patched from the last build's in ``out`` (the output
+    folder) when it can be (generator.search_patch), else anew."""
     records = indexed_records(site)
-    docs = _in_order(kept.documents(site, records) if kept is not None else
-                     [d for a in site.authors for d in term_documents(site, a, records[a.slug])])
-    pages = _page_docs(site)
-    terms = [(d[2], d[3]) for d in docs] + [term_sets(*t) for t, _ in pages]
-    rows = [d[4] for d in docs] + [r for _, r in pages]
-    written = write_terms(staging / routes.search_index().path, terms, rows)
-    log.debug("search index: %d documents, %d bytes", len(rows), written)
+    papers = _in_order(kept.documents(site, records) if kept is not None else
+                       [d for a in site.authors for d in term_documents(site, a, records[a.slug])])
+    pages = [(term_sets(*t), r) for t, r in _page_docs(site)]
+    new = New([_page_key(r) for _, r in pages] + [d[1] for d in papers],
+              [t for t, _ in pages] + [(d[2], d[3]) for d in papers], [r for _, r in pages] + [d[4] for d in papers])
+    folder = staging / routes.search_index().path
+    written = kept.patch(folder, out / routes.search_index().path, new) if kept is not None and out else None
+    if written is None:
+        written = write_terms(folder, new.terms, new.rows)
+    if kept is not None:
+        kept.keep(folder, new, {_page_key(r): (t, r) for t, r in pages})
+    log.debug("search index: %d documents, %d bytes written", len(new.rows), written)
     return written
 
 
-def search_tasks(site: SiteModel, digester: Digester | None = None, parsed: ParsedInputs | None = None) -> list[FolderTask]:
+def search_tasks(site: SiteModel, digester: Digester | None = None, parsed: ParsedInputs | None = None,
+                 out: Path | None = None) -> list[FolderTask]:
     """The search index as one task, run by a render process among the pages (it needs the
     model, not the built pages). It reads what it indexes: each author's slug and name (the
     result's link and "by") with the records indexed under them, and the free pages; the names
     shown and the profiled people are site settings (``jobs.common_digest``). So a build that
     changes none of them reuses the index, and any change indexes it anew: given the build's
     ``digester`` and ``parsed`` cache, from each unchanged author's documents as the last build
-    made them (``Kept``)."""
+    made them (``Kept``), and patched from the last index in ``out`` (the output folder)."""
     records = indexed_records(site)
     reads = (tuple((a.slug, a.name, records[a.slug]) for a in site.authors), site.pages)
     weight = _WEIGHT_PER_RECORD * sum(map(len, records.values())) + 1
     kept = Kept.plan(site, records, digester, parsed) if digester is not None and parsed is not None else None
-    return [FolderTask(routes.search_index().path, functools.partial(_fill, site, kept), "search", weight, reads)]
+    return [FolderTask(routes.search_index().path, functools.partial(_fill, site, kept, out), "search", weight, reads)]
 
 
 def build_index(site_dir: Path, site: SiteModel, workers: int = 1) -> int:

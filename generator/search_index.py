@@ -41,7 +41,9 @@ import functools
 import hashlib
 import json
 import operator
+import os
 import re
+import shutil
 import sys
 import unicodedata
 from collections import defaultdict
@@ -50,7 +52,7 @@ from typing import Iterable, Mapping, Sequence
 
 import orjson
 
-FORMAT = 2             # meta.json's "version": search.js refuses any other (2: file names carry their digest)
+FORMAT = 3             # meta.json's "version": search.js refuses any other (3: ids from the free pages to the newest paper)
 CHUNK = 128            # documents per chunk file: a result shown costs one chunk of ~30 KB at most
 SHARD_BYTES = 48_000   # a term shard holds consecutive terms up to this size (uncompressed; ~15 KB gzipped)
 MAX_SHARDS_PER_WORD = 3   # a query word whose terms span more shards matches itself only
@@ -120,31 +122,52 @@ def postings_of(terms: Iterable[tuple[Iterable[str], Iterable[str]]]) -> dict[st
     return {t: (titles.get(t, none), others.get(t, none)) for t in titles.keys() | others.keys()}
 
 
-def _order(term: str) -> bytes:
+def order(term: str) -> bytes:
     """Terms sort by UTF-16 code units: the order of JavaScript's ``<``, which search.js bisects with."""
     return term.encode("utf-16-be")
+
+
+def entry(term: str, title: list[int], other: list[int]) -> bytes:
+    """A term's entry in its shard: ``"term":[title deltas, other deltas]``. A term is letters and
+    digits (``tokens``), which JSON never escapes: its text, quoted."""
+    return b'"' + term.encode() + b'":' + _dumps([_deltas(title), _deltas(other)])
+
+
+class Packer:
+    """Cuts consecutive term entries into shards: a shard takes entries while they fit in
+    ``SHARD_BYTES`` (one entry alone may be more). One home for the rule, which the rebuild's
+    patch (generator.search_patch) replays from a shard of the last index."""
+
+    def __init__(self) -> None:
+        self.out: list[tuple[str, bytes]] = []
+        self.entries: list[bytes] = []
+        self.first, self.size = "", 0
+
+    def cuts_before(self, data: bytes) -> bool:
+        """Whether an entry of ``data`` would begin a shard (a fresh one: nothing is pending, or it does not fit)."""
+        return not self.entries or self.size + len(data) > SHARD_BYTES
+
+    def add(self, term: str, data: bytes) -> None:
+        if self.cuts_before(data):
+            self.flush()
+            self.first = term
+        self.entries.append(data)
+        self.size += len(data) + 1
+
+    def flush(self) -> None:
+        if self.entries:
+            self.out.append((self.first, b"{" + b",".join(self.entries) + b"}"))
+            self.entries, self.size = [], 0
 
 
 def shards(index: Mapping[str, tuple[list[int], list[int]]]) -> list[tuple[str, bytes]]:
     """The term shards: (first term, JSON) of consecutive ranges of the sorted terms, each at
     most ``SHARD_BYTES`` unless one term's postings alone are more."""
-    out: list[tuple[str, bytes]] = []
-    entries: list[bytes] = []
-    first, size = "", 0
-    for term in sorted(index, key=_order):
-        title, other = index[term]
-        # A term is letters and digits (``tokens``), which JSON never escapes: its text, quoted.
-        entry = b'"' + term.encode() + b'":' + _dumps([_deltas(title), _deltas(other)])
-        if entries and size + len(entry) > SHARD_BYTES:
-            out.append((first, b"{" + b",".join(entries) + b"}"))
-            entries, size = [], 0
-        if not entries:
-            first = term
-        entries.append(entry)
-        size += len(entry) + 1
-    if entries:
-        out.append((first, b"{" + b",".join(entries) + b"}"))
-    return out
+    packer = Packer()
+    for term in sorted(index, key=order):
+        packer.add(term, entry(term, *index[term]))
+    packer.flush()
+    return packer.out
 
 
 def write_index(folder: Path, texts: Sequence[tuple[str, str]], rows: Sequence[Sequence[str]]) -> int:
@@ -158,19 +181,57 @@ def write_terms(folder: Path, terms: Sequence[tuple[Iterable[str], Iterable[str]
     """``write_index`` of the documents' ``term_sets`` (made before, or kept from the last build)."""
     assert len(terms) == len(rows)
     shard_files = shards(postings_of(terms))
-    chunks = [_dumps([list(r) for r in rows[n:n + CHUNK]]) for n in range(0, len(rows), CHUNK)]
-    names = {"t": _write_all(folder / "t", [data for _, data in shard_files]), "d": _write_all(folder / "d", chunks)}
-    meta = {"version": FORMAT, "docs": len(rows), "chunk": CHUNK, "words": MAX_SHARDS_PER_WORD,
-            "shards": [first for first, _ in shard_files], **names}
+    chunks = [chunk(rows, n) for n in range(0, len(rows), CHUNK)]
+    return write_files(folder, len(rows), [first for first, _ in shard_files], [d for _, d in shard_files], chunks)
+
+
+def chunk(rows: Sequence[Sequence[str]], start: int) -> bytes:
+    """The chunk file of the documents from ``start`` (a multiple of ``CHUNK``)."""
+    return _dumps([list(r) for r in rows[start:start + CHUNK]])
+
+
+def file_name(n: int, data: bytes) -> str:
+    """File ``n`` of its kind, named by the digest of its bytes (without ``.json``)."""
+    return f"{n}-{hashlib.sha256(data).hexdigest()[:12]}"
+
+
+File = bytes | str   # a file's JSON, or the name of the last index's file of the same bytes
+
+
+def write_files(folder: Path, docs: int, firsts: Sequence[str], shard_files: Sequence[File],
+                chunks: Sequence[File], last: Path | None = None) -> int:
+    """Write the index into ``folder``: the term shards (``firsts``: the first term of each) and
+    the chunks, each its bytes or the name of the file under ``last`` (the last index's folder)
+    that holds them, linked; return the bytes written anew."""
+    folder.mkdir(parents=True)
+    names = {"t": _write_all(folder / "t", shard_files, last), "d": _write_all(folder / "d", chunks, last)}
+    meta = {"version": FORMAT, "docs": docs, "chunk": CHUNK, "words": MAX_SHARDS_PER_WORD,
+            "shards": list(firsts), **names}
     meta_bytes = _dumps(meta)
     (folder / "meta.json").write_bytes(meta_bytes)
-    return sum(map(len, (meta_bytes, *chunks, *(data for _, data in shard_files))))
+    return len(meta_bytes) + sum(len(data) for data in (*shard_files, *chunks) if isinstance(data, bytes))
 
 
-def _write_all(folder: Path, files: Sequence[bytes]) -> list[str]:
-    """Write each file as ``N-<digest>.json`` in ``folder``; return their names, without ``.json``."""
+def _write_all(folder: Path, files: Sequence[bytes | str], last: Path | None) -> list[str]:
+    """Write each file as ``N-<digest>.json`` in ``folder``; return their names, without ``.json``.
+    A file given as a name is the last index's file (``last / kind / name.json``) of those bytes: linked."""
     folder.mkdir(parents=True)
-    names = [f"{n}-{hashlib.sha256(data).hexdigest()[:12]}" for n, data in enumerate(files)]
-    for name, data in zip(names, files):
-        (folder / f"{name}.json").write_bytes(data)
+    names = []
+    for n, data in enumerate(files):
+        if isinstance(data, str):
+            assert last is not None
+            name = f"{n}-{data.partition('-')[2]}"
+            _link(last / folder.name / f"{data}.json", folder / f"{name}.json")
+        else:
+            name = file_name(n, data)
+            (folder / f"{name}.json").write_bytes(data)
+        names.append(name)
     return names
+
+
+def _link(source: Path, dest: Path) -> None:
+    """``dest`` as a hard link to ``source`` (both in the output's file system), or a copy."""
+    try:
+        os.link(source, dest)
+    except OSError:
+        shutil.copyfile(source, dest)

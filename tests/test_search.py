@@ -74,7 +74,7 @@ def test_a_shared_record_is_indexed_once_under_its_first_author() -> None:
     assert alone == {"bob": (shared, own)}
 
 
-def test_documents_are_papers_newest_first_then_pages_as_plain_text() -> None:
+def test_documents_are_the_pages_then_the_papers_up_to_the_newest_as_plain_text() -> None:
     hostile = '<script>alert(1)</script> & "q"'
     old = Record(key="arxiv:2001.00001", title="Old $x^2$ paper", year=2020, arxiv_id="2001.00001",
                  published="2020-01-01T00:00:00Z", authors=(Person(hostile), Person("Ada Lovelace")),
@@ -84,12 +84,13 @@ def test_documents_are_papers_newest_first_then_pages_as_plain_text() -> None:
     a = _author("eve", hostile, (new, tie, old))
     page = Page(name="about", title="About <us>", body_html="<p>We study <em>things</em> &amp; more.</p>")
     texts, rows = documents(_site((a,), {r.key: ("eve",) for r in (old, new, tie)}, (page,)))
-    assert [r[1] for r in rows] == ["Tie", "New", "Old x² paper", "About <us>"]   # same date: by key
-    assert texts[2] == ("Old x² paper", f"{hostile}, Ada Lovelace 2001.00001 10.1/ABC")
-    assert rows[2] == (f"authors/eve/#{old.anchor}", "Old x² paper", f"{hostile}, Ada Lovelace", "2020",
+    # search.js ranks the higher id first among equal scores: the newest paper, then (same date) the first key
+    assert [r[1] for r in rows] == ["About <us>", "Old x² paper", "New", "Tie"]
+    assert texts[1] == ("Old x² paper", f"{hostile}, Ada Lovelace 2001.00001 10.1/ABC")
+    assert rows[1] == (f"authors/eve/#{old.anchor}", "Old x² paper", f"{hostile}, Ada Lovelace", "2020",
                        "cs.LG math.CO", hostile)   # text: search.js shows it with textContent
-    assert texts[3][0] == "About <us>" and " ".join(texts[3][1].split()) == "We study things & more."
-    assert rows[3] == ("pages/about/", "About <us>", "", "", "", "")
+    assert texts[0][0] == "About <us>" and " ".join(texts[0][1].split()) == "We study things & more."
+    assert rows[0] == ("pages/about/", "About <us>", "", "", "", "")
     assert "concertinas" not in repr(texts) and "Bio" not in repr(texts)   # no abstracts, no author's bio
     assert document_text(old)[2] == "2001.00001 10.1/ABC"
 

@@ -92,7 +92,8 @@
           }
           hits.push([score, id]);
         });
-        hits.sort(function (a, b) { return b[0] - a[0] || a[1] - b[1]; });
+        // the best score first; among equal scores the higher id: ids run from the free pages to the newest paper
+        hits.sort(function (a, b) { return b[0] - a[0] || b[1] - a[1]; });
         return {results: hits.map(function (h) { return {data: function () { return doc(h[1]); }}; })};
       });
     };
@@ -104,7 +105,7 @@
       if (!attr) { return Promise.reject(new Error("no search index")); }
       var base = new URL(attr, document.baseURI).href;
       engine = fetchJSON(base + "meta.json").then(function (meta) {
-        if (meta.version !== 2) { throw new Error("search index format " + meta.version); }
+        if (meta.version !== 3) { throw new Error("search index format " + meta.version); }
         return new Index(base, meta);
       });
     }
