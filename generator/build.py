@@ -182,14 +182,12 @@ def _read_cache(config: SiteConfig, strict: bool, parsed: ParsedInputs, inputs: 
     its configuration are unchanged (generator.snapshot); the cache's warnings and notes are
     logged. ``--strict`` reads the whole cache (the lint reads it) and refuses the same warnings
     as ``check --strict`` (check.site_warnings)."""
-    from generator.check import site_warnings
     from generator.hollow import forget
     from generator.snapshot import load_authors
-    from generator.store import read_all
 
     authors = load_authors(config, inputs, parsed, workers)
     try:
-        warnings = site_warnings(config, read_all(config, parsed=parsed), with_lint=True) if strict else authors.warnings
+        warnings = _strict_warnings(config, parsed) if strict else authors.warnings
         for w in warnings:
             log.warning("%s", w)
         if strict and warnings:
@@ -198,6 +196,13 @@ def _read_cache(config: SiteConfig, strict: bool, parsed: ParsedInputs, inputs: 
         forget([a.records for a in authors.authors])   # (the build lets go of them once it is over)
         raise
     return authors, warnings
+
+
+def _strict_warnings(config: SiteConfig, parsed: ParsedInputs) -> list[str]:
+    from generator.check import site_warnings   # (imported only here: 25 ms a build)
+    from generator.store import read_all
+
+    return site_warnings(config, read_all(config, parsed=parsed), with_lint=True)
 
 
 def plural(count: int, noun: str) -> str:

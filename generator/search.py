@@ -239,10 +239,10 @@ def term_documents(site: SiteModel, a: Author, records: Sequence[Record]) -> lis
     return [(d, k, *term_sets(title, other), row) for d, k, title, other, row in author_documents(site, a, records)]
 
 
-def _fill(site: SiteModel, kept: Kept | None, out: Path | None, staging: Path) -> int:
-    """Write the index into ``staging``: patched from the last build's in ``out`` (the output
-    folder) when it can be (generator.search_patch), else anew."""
-    records = indexed_records(site)
+def _fill(site: SiteModel, records: Mapping[str, Sequence[Record]], kept: Kept | None, out: Path | None,
+          staging: Path) -> int:
+    """Write the index of ``records`` (``indexed_records``) into ``staging``: patched from the
+    last build's in ``out`` (the output folder) when it can be (generator.search_patch), else anew."""
     papers = _in_order(kept.documents(site, records) if kept is not None else
                        [d for a in site.authors for d in term_documents(site, a, records[a.slug])])
     pages = [(term_sets(*t), r) for t, r in _page_docs(site)]
@@ -271,7 +271,8 @@ def search_tasks(site: SiteModel, digester: Digester | None = None, parsed: Pars
     reads = (tuple((a.slug, a.name, records[a.slug]) for a in site.authors), site.pages)
     weight = _WEIGHT_PER_RECORD * sum(map(len, records.values())) + 1
     kept = Kept.plan(site, records, digester, parsed) if digester is not None and parsed is not None else None
-    return [FolderTask(routes.search_index().path, functools.partial(_fill, site, kept, out), "search", weight, reads)]
+    fill = functools.partial(_fill, site, records, kept, out)
+    return [FolderTask(routes.search_index().path, fill, "search", weight, reads)]
 
 
 def build_index(site_dir: Path, site: SiteModel, workers: int = 1) -> int:

@@ -13,11 +13,13 @@ raise: a typo in a template fails loudly instead of printing nothing.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from types import CodeType
 from typing import Any, Callable, MutableMapping
 
 import jinja2
+import jinja2.bccache
 import orjson
 
 from generator.errors import SiteError
@@ -123,9 +125,47 @@ def make_environment(root: Path, theme: str) -> jinja2.Environment:
         auto_reload=False,
     )
     env.template_class = _Template
+    env.bytecode_cache = _bytecode_cache(root)
     env.policies["json.dumps_function"] = _json_dumps   # |tojson, the author page's JSON-LD
     env.policies["json.dumps_kwargs"] = {}
     return env
+
+
+class _Compiled(jinja2.FileSystemBytecodeCache):
+    """Compiled templates kept in ``.authorsite/jinja/<version>/``: Jinja's own cache, keyed by
+    each template's name and file and checked against its source, in a folder named by the
+    digest of our code (which sets how templates compile). A rebuild that renders a few pages
+    loads an author page's templates in 1-2 ms instead of compiling them in 30-40 ms, and each
+    render process of a cold build no longer compiles every template again. A cache: an entry
+    it cannot read or write costs a compile, never an error; the folder is safe to delete."""
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except Exception:   # noqa: BLE001 - a damaged entry (whatever unpickling its checksum raises)
+            bucket.reset()
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
+
+
+def _bytecode_cache(root: Path) -> jinja2.BytecodeCache | None:
+    from generator.jobs import code_digest
+
+    top = root / ".authorsite" / "jinja"
+    folder = top / f"v{code_digest()[:16]}"
+    try:
+        if not folder.is_dir():
+            if top.is_dir():
+                for other in top.iterdir():   # another version's: never read again
+                    shutil.rmtree(other, ignore_errors=True)
+            folder.mkdir(parents=True)
+    except OSError:
+        return None
+    return _Compiled(str(folder))
 
 
 def _json_dumps(value: Any) -> str:  # noqa: ANN401
