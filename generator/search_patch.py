@@ -29,7 +29,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import orjson
 
@@ -59,11 +59,15 @@ class Last:
 
 @dataclass(frozen=True)
 class New:
-    """The index to write: every document's key, terms and row, in id order."""
+    """The index to write: every document's key, in id order, and each document by its id
+    (``doc``), asked only for those that are new, moved or changed."""
 
     keys: Sequence[str]
-    terms: Sequence[Terms]
-    rows: Sequence[Sequence[str]]
+    doc: Callable[[int], Doc]
+
+    @classmethod
+    def of(cls, keys: Sequence[str], terms: Sequence[Terms], rows: Sequence[Sequence[str]]) -> New:
+        return cls(keys, lambda i: (terms[i], rows[i]))
 
 
 def meta_digest(folder: Path) -> str:
@@ -75,17 +79,39 @@ def patch(folder: Path, old: Path, last: Last, new: New, changed: Mapping[str, D
     ``changed``: the last index's documents that may differ now, by key (those of the authors
     whose documents' key changed, and the free pages). Returns the bytes written anew."""
     meta = _meta(old, last)
-    p = _prefix(last.keys, new.keys)
-    moved = len(last.keys) - p + len(new.keys) - p + len(changed)
-    if moved > max(LIMIT * len(new.keys), FLOOR):
-        raise Stale(f"{moved} documents new, moved or changed")
+    p = prefix(last.keys, new.keys)
+    check_moved(len(last.keys) - p + len(new.keys) - p + len(changed), len(new.keys))
     adds, drops, rows = _changes(last, new, changed, p)
-    shards = _Shards(old, meta)
-    firsts, shard_files = shards.patched(_postings(adds, drops))
-    dirty = {i // CHUNK for i in rows} | set(range(p // CHUNK, -(-len(new.keys) // CHUNK)))
-    chunks: list[File] = [chunk(new.rows, n * CHUNK) if n in dirty or n >= len(meta["d"]) else meta["d"][n]
-                          for n in range(-(-len(new.keys) // CHUNK))]
-    return write_files(folder, len(new.keys), firsts, shard_files, chunks, old)
+    firsts, shard_files = _Shards(old, meta).patched(_postings(adds, drops))
+    return write_files(folder, len(new.keys), firsts, shard_files, _chunks(old, meta, new, p, rows), old)
+
+
+def _chunks(old: Path, meta: dict, new: New, p: int, rows: set[int]) -> list[File]:
+    """The chunk files: the last index's where no row changed, else made again, with the rows
+    of the kept ids that did not change as the last chunk holds them."""
+    out: list[File] = []
+    dirty = {i // CHUNK for i in rows}
+    for n in range(-(-len(new.keys) // CHUNK)):
+        ids = range(n * CHUNK, min(n * CHUNK + CHUNK, len(new.keys)))
+        if ids[-1] < p and n not in dirty and n < len(meta["d"]) and ids.stop == min(ids[0] + CHUNK, meta["docs"]):
+            out.append(meta["d"][n])
+            continue
+        kept = _read(old / "d", meta["d"][n]) if ids[0] < p else []
+        if not isinstance(kept, list) or len(kept) < min(p, ids[-1] + 1) - ids[0]:
+            raise Stale(f"chunk {n} of the last index is not as its meta.json says")
+        out.append(chunk([new.doc(i)[1] if i >= p or i in rows else kept[i - ids[0]] for i in ids], 0))
+    return out
+
+
+def _read(folder: Path, name: str) -> object:
+    """A file of the last index, checked against the digest its name carries."""
+    try:
+        data = (folder / f"{name}.json").read_bytes()
+    except OSError as exc:
+        raise Stale(f"a file of the last index is gone: {exc}") from exc
+    if name.partition("-")[2] != hashlib.sha256(data).hexdigest()[:12]:
+        raise Stale(f"{folder.name}/{name} of the last index has changed")
+    return orjson.loads(data)
 
 
 def _meta(old: Path, last: Last) -> dict:
@@ -103,7 +129,13 @@ def _meta(old: Path, last: Last) -> dict:
     return meta
 
 
-def _prefix(a: Sequence[str], b: Sequence[str]) -> int:
+def check_moved(moved: int, docs: int) -> None:
+    """Raise ``Stale`` when writing the index anew costs less than patching ``moved`` of ``docs`` documents."""
+    if moved > max(LIMIT * docs, FLOOR):
+        raise Stale(f"{moved} documents new, moved or changed")
+
+
+def prefix(a: Sequence[str], b: Sequence[str]) -> int:
     """The length of the common prefix of ``a`` and ``b``."""
     n = min(len(a), len(b))
     if list(a[:n]) == list(b[:n]):
@@ -128,10 +160,11 @@ def _changes(last: Last, new: New, changed: Mapping[str, Doc], p: int) -> tuple[
         i = at.get(key)
         if i is None:
             continue   # in the tail, or gone
-        if row != new.rows[i]:
+        now_terms, now_row = new.doc(i)
+        if row != now_row:
             rows.add(i)
         for side in (0, 1):
-            was, now = set(terms[side]), set(new.terms[i][side])
+            was, now = set(terms[side]), set(now_terms[side])
             for t in was - now:
                 drops[t][side].add(i)
             for t in now - was:
@@ -142,12 +175,12 @@ def _changes(last: Last, new: New, changed: Mapping[str, Doc], p: int) -> tuple[
         if key in changed:
             terms = changed[key][0]
         elif key in by_key and key not in last.pages:
-            terms = new.terms[by_key[key]]   # an unchanged author's document, moved
+            terms = new.doc(by_key[key])[0]   # an unchanged author's document, moved
         else:
             raise Stale(f"document {key} of the last index is not known")
         _mark(drops, terms, i)
     for i in range(p, len(new.keys)):
-        _mark(adds, new.terms[i], i)
+        _mark(adds, new.doc(i)[0], i)
     return adds, drops, rows
 
 
@@ -178,14 +211,8 @@ class _Shards:
             self._read[j] = self._load(self.names[j], self.firsts[j])
         return self._read[j]
 
-    def _load(self, name: object, first: str) -> dict[str, list[list[int]]]:
-        try:
-            data = (self.old / "t" / f"{name}.json").read_bytes()
-        except OSError as exc:
-            raise Stale(f"a shard of the last index is gone: {exc}") from exc
-        if not isinstance(name, str) or name.partition("-")[2] != hashlib.sha256(data).hexdigest()[:12]:
-            raise Stale(f"shard {name} of the last index has changed")
-        shard = orjson.loads(data)
+    def _load(self, name: str, first: str) -> dict[str, list[list[int]]]:
+        shard = _read(self.old / "t", name)
         if not isinstance(shard, dict) or not shard or next(iter(shard)) != first:
             raise Stale(f"shard {name} of the last index is not as its meta.json says")
         return shard

@@ -79,7 +79,7 @@ def test_a_patched_index_is_a_clean_ones_after_random_edits(tmp_path: Path, monk
         new, clean = tmp_path / f"{step}", tmp_path / f"clean{step}"
         _write(clean, docs, keys)
         try:
-            patch(new, old, last, New(keys, [docs[k][0] for k in keys], [docs[k][1] for k in keys]), changed)
+            patch(new, old, last, New.of(keys, [docs[k][0] for k in keys], [docs[k][1] for k in keys]), changed)
             patched += 1
         except Stale:
             _write(new, docs, keys)   # as generator.search does
@@ -104,8 +104,8 @@ def _small(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Last,
     _write(old, docs, keys)
     changed = {"k:3": docs["k:3"]}
     docs["k:3"] = _doc(rng, "k:3")
-    return old, Last(meta_digest(old), tuple(keys), {}), New(keys, [docs[k][0] for k in keys],
-                                                            [docs[k][1] for k in keys]), changed
+    return old, Last(meta_digest(old), tuple(keys), {}), New.of(keys, [docs[k][0] for k in keys],
+                                                               [docs[k][1] for k in keys]), changed
 
 
 def test_only_the_files_that_change_are_written_the_rest_are_linked(tmp_path: Path,
@@ -134,12 +134,10 @@ def test_a_last_index_that_is_not_the_one_kept_is_not_patched_from(tmp_path: Pat
     kept = shard.read_bytes()
     shard.write_bytes(kept.replace(b"]", b",1]", 1))
     with pytest.raises(Stale):
-        patch(tmp_path / "c", old, last, New(new.keys, [(("aaa",), ())] + list(new.terms[1:]), new.rows),
-              {**changed, "k:0": (new.terms[0], new.rows[0])})
+        patch(tmp_path / "c", old, last, _first_retitled(new), {**changed, "k:0": new.doc(0)})
     shard.unlink()
     with pytest.raises(Stale):
-        patch(tmp_path / "d", old, last, New(new.keys, [(("aaa",), ())] + list(new.terms[1:]), new.rows),
-              {**changed, "k:0": (new.terms[0], new.rows[0])})
+        patch(tmp_path / "d", old, last, _first_retitled(new), {**changed, "k:0": new.doc(0)})
     shard.write_bytes(kept)
     # a meta.json naming files outside the index, even one the kept digest vouches for
     meta["t"][0] = "../../escape"
@@ -151,12 +149,18 @@ def test_a_last_index_that_is_not_the_one_kept_is_not_patched_from(tmp_path: Pat
         patch(tmp_path / "f", old, last, new, changed)
 
 
+def _first_retitled(new: New) -> New:
+    """``new`` with document 0's terms changed (so the patch reads the first shard)."""
+    return New(new.keys, lambda i: ((("aaa",), ()), new.doc(0)[1]) if i == 0 else new.doc(i))
+
+
 def test_too_many_moved_documents_are_indexed_anew(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from generator import search_patch
 
     old, last, new, changed = _small(tmp_path, monkeypatch)
     monkeypatch.setattr(search_patch, "FLOOR", 10)
-    moved = New(list(reversed(new.keys)), list(reversed(new.terms)), list(reversed(new.rows)))
+    n = len(new.keys)
+    moved = New(list(reversed(new.keys)), lambda i: new.doc(n - 1 - i))
     with pytest.raises(Stale, match="new, moved or changed"):
         patch(tmp_path / "new", old, last, moved, changed)
 

@@ -1,0 +1,160 @@
+"""Each author's search documents kept from one build to the next, and what is kept of the last
+index written, from which a rebuild patches it (generator.search_patch)."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import shutil
+import zlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Collection, Mapping, Sequence
+
+from generator import search_patch
+from generator.model import Author, Record, SiteModel
+from generator.search_docs import TermDoc, date_of, in_order, page_key, term_documents
+from generator.search_patch import Doc, Last, New, Stale, meta_digest
+
+if TYPE_CHECKING:
+    from generator.jobs import Digester
+    from generator.parsed import ParsedInputs
+
+log = logging.getLogger(__name__)
+
+
+class Kept:
+    """Each author's documents as term sets, kept in the parsed-input cache (generator.parsed)
+    from one build to the next, keyed by what they are made of: the author's slug and name,
+    the digests of the records indexed under it (their content and who lists them), the names
+    shown and the profiled people (``keys``, made while planning, in the build's process). A
+    one-record rebuild tokenizes one author's papers, not 81,000. The authors are kept in
+    ``BUCKETS`` entries (by a hash of the slug: slug -> (key, documents)), each written again
+    only when one of its authors changed: 1,000 small files cost more to open (0.45 ms each
+    here) than their documents take to load, and one entry for the site cost ~1 s to write
+    again after any edit."""
+
+    KIND = "search-documents"
+    LAST = "search-last"   # the index written last (search_patch.Last)
+    BUCKETS = 32
+
+    def __init__(self, parsed: ParsedInputs, keys: Mapping[str, bytes]) -> None:
+        self.parsed, self.keys = parsed, keys
+        self._buckets: dict[int, dict[str, object]] = {}   # as the last build kept them, once read
+        self.hold(parsed)
+
+    @classmethod
+    def hold(cls, parsed: ParsedInputs) -> None:
+        """Count every bucket as used by this build, so ``parsed.prune`` keeps them: whether the
+        index runs, is reused, or is left out (``--no-search``: the next build with it finds them)."""
+        for n in range(cls.BUCKETS):
+            parsed.mark(cls.KIND, str(n), b"")
+        parsed.mark(cls.LAST, "", b"")
+
+    @classmethod
+    def plan(cls, site: SiteModel, records: Mapping[str, Sequence[Record]], digester: Digester,
+             parsed: ParsedInputs) -> Kept:
+        digester.renew(site)
+        common = digester.digest((site.authors_shown, site.people))
+        return cls(parsed, {a.slug: common + digester.digest((a.slug, a.name, records[a.slug])) for a in site.authors})
+
+    @classmethod
+    def bucket(cls, slug: str) -> int:
+        return zlib.crc32(slug.encode()) % cls.BUCKETS
+
+    def documents(self, site: SiteModel, records: Mapping[str, Sequence[Record]]) -> list[TermDoc]:
+        """Every author's documents, in site order: the last build's where its key is unchanged."""
+        kept: list[dict[str, tuple[bytes, list[TermDoc]]]] = [{} for _ in range(self.BUCKETS)]
+        out: list[TermDoc] = []
+        for a in site.authors:
+            n = self.bucket(a.slug)
+            kept[n][a.slug] = found = self._documents(site, records, a, self._bucket(n))
+            out += found[1]
+        for n in range(self.BUCKETS):
+            if kept[n] != self._bucket(n):
+                self.parsed.put(self.KIND, str(n), b"", kept[n])
+        return out
+
+    def of(self, site: SiteModel, records: Mapping[str, Sequence[Record]], slugs: Collection[str]) -> list[TermDoc]:
+        """``documents`` of the authors ``slugs`` only: their buckets alone are read (and written
+        again where one changed; the bucket's other authors as they were)."""
+        changed: dict[int, dict[str, object]] = {}
+        out: list[TermDoc] = []
+        for a in site.authors:
+            if a.slug in slugs:
+                n = self.bucket(a.slug)
+                found = self._documents(site, records, a, self._bucket(n))
+                if found is not self._bucket(n).get(a.slug):
+                    changed.setdefault(n, dict(self._bucket(n)))[a.slug] = found
+                out += found[1]
+        for n, bucket in changed.items():
+            self.parsed.put(self.KIND, str(n), b"", bucket)
+        return out
+
+    def _documents(self, site: SiteModel, records: Mapping[str, Sequence[Record]], a: Author,
+                   bucket: Mapping[str, object]) -> tuple[bytes, list[TermDoc]]:
+        key, found = self.keys[a.slug], bucket.get(a.slug)
+        if isinstance(found, tuple) and len(found) == 2 and found[0] == key:
+            return found
+        return key, term_documents(site, a, records[a.slug])
+
+    def _bucket(self, n: int) -> dict[str, object]:
+        if n not in self._buckets:
+            hit = self.parsed.lookup(self.KIND, str(n), b"")
+            self._buckets[n] = hit[0] if hit is not None and isinstance(hit[0], dict) else {}  # type: ignore[assignment]
+        return self._buckets[n]
+
+    def patch(self, site: SiteModel, records: Mapping[str, Sequence[Record]], pages: Sequence[Doc],
+              folder: Path, old: Path) -> int | None:
+        """The index of ``records`` and the free ``pages`` (their documents) written into ``folder``
+        by ``search_patch.patch`` of the last index in ``old``, reading only the documents of the
+        authors that changed and of the papers that are new or moved; None when it cannot be
+        patched (nothing is left in ``folder`` then)."""
+        hit = self.parsed.lookup(self.LAST, "", b"")
+        try:
+            if hit is None or not isinstance(hit[0], Last):
+                raise Stale("no last index kept")
+            last: Last = hit[0]
+            order = in_order([(date_of(r), r.key, a.slug) for a in site.authors for r in records[a.slug]])
+            keys = [page_key(row) for _, row in pages] + [key for _, key, _ in order]
+            p = search_patch.prefix(last.keys, keys)
+            search_patch.check_moved(len(last.keys) - p + len(keys) - p, len(keys))
+            slugs = {s for s in self.keys if self.keys[s] != last.authors.get(s)}
+            slugs.update(slug for _, _, slug in order[max(p - len(pages), 0):])
+            changed = self._changed(last)
+            docs = {d[1]: ((d[2], d[3]), d[4]) for d in self.of(site, records, slugs)}
+            new = New(keys, functools.partial(_doc, pages, docs, keys))
+            written = search_patch.patch(folder, old, last, new, changed)
+        except (Stale, OSError, ValueError) as exc:
+            log.debug("search index written anew: %s", exc)
+            shutil.rmtree(folder, ignore_errors=True)
+            return None
+        self.keep(folder, keys, pages)
+        return written
+
+    def _changed(self, last: Last) -> dict[str, Doc]:
+        """The last index's documents that may have changed: the pages', and those of each author
+        whose documents' key is not the last index's (as the buckets kept them for it)."""
+        out: dict[str, Doc] = dict(last.pages)
+        for slug in self.keys.keys() | last.authors.keys():
+            if self.keys.get(slug) == last.authors.get(slug) or slug not in last.authors:
+                continue
+            found = self._bucket(self.bucket(slug)).get(slug)
+            if not (isinstance(found, tuple) and len(found) == 2 and found[0] == last.authors[slug]):
+                raise Stale(f"the documents of {slug} in the last index are not kept")
+            out.update((d[1], ((d[2], d[3]), d[4])) for d in found[1])
+        return out
+
+    def keep(self, folder: Path, keys: Sequence[str], pages: Sequence[Doc]) -> None:
+        """Keep what the next build patches from: the index just written into ``folder``."""
+        last = Last(meta_digest(folder), tuple(keys), dict(self.keys), dict(zip(keys, pages)))
+        self.parsed.put(self.LAST, "", b"", last)
+
+
+def _doc(pages: Sequence[Doc], docs: Mapping[str, Doc], keys: Sequence[str], i: int) -> Doc:
+    """Document ``i``: a free page's, or a paper's of the authors read."""
+    if i < len(pages):
+        return pages[i]
+    found = docs.get(keys[i])
+    if found is None:
+        raise Stale(f"document {keys[i]} was not read")
+    return found
