@@ -80,8 +80,9 @@ def in_order(docs: list[Any]) -> list[Any]:
 
 
 def page_docs(site: SiteModel) -> list[tuple[tuple[str, str], tuple[str, ...]]]:
-    """The free pages' (title, text) and result rows, the first documents."""
-    return [((p.title, page_text(p)), (routes.page(p.name).url, p.title, "", "", "", "")) for p in site.pages]
+    """The free pages' (title, text) and result rows, the first documents: from the last page
+    to the first, so that among equal scores (the higher id first) they rank in site order."""
+    return [((p.title, page_text(p)), (routes.page(p.name).url, p.title, "", "", "", "")) for p in reversed(site.pages)]
 
 
 def page_key(row: Sequence[str]) -> str:

@@ -204,3 +204,54 @@ def test_a_rebuilds_patched_index_is_a_clean_builds(tmp_path: Path) -> None:
         if name != "removed":   # (a removed paper moves every later one: many files change)
             assert len(same) >= len(after) // 2, f"{name}: the index was written anew, not patched"
     assert b"quokkas" in b"".join(tree(root / "output" / routes.search_index().path).values())
+
+
+def test_the_common_prefix_of_the_kept_keys_and_this_builds() -> None:
+    from generator.search_patch import prefix
+
+    assert prefix(("a", "b", "c", "d"), ["a", "b", "x", "d"]) == 2   # a tuple kept, a list made (review)
+    assert prefix(("a", "b"), ["a", "b", "c"]) == 2 and prefix((), ["a"]) == 0 and prefix(("z",), ["a"]) == 0
+    keys = [f"k{i}" for i in range(1000)]
+    assert prefix(tuple(keys), keys[:617] + ["new"] + keys[617:]) == 617
+
+
+def test_a_file_changed_in_the_output_is_not_carried_into_the_next_index(tmp_path: Path) -> None:
+    root = synthetic_site(tmp_path / "site", authors=30, records=20)
+    build(root, workers=1)
+    out = root / "output" / routes.search_index().path
+    meta = json.loads((out / "meta.json").read_bytes())
+    for name in meta["d"]:   # the chunks a retitle does not touch are taken as they are
+        f = out / "d" / f"{name}.json"
+        f.write_bytes(f.read_bytes().replace(b"authors/", b"https://evil.example/", 1))
+    _records(root, 4, lambda rs: (dataclasses.replace(rs[3], title="Quokka dynamics"), *rs[:3], *rs[4:]))
+    build(root, workers=1)
+    index = b"".join(tree(out).values())
+    assert b"evil.example" not in index and b"quokka" in index
+
+
+def test_free_pages_of_equal_score_rank_in_site_order() -> None:
+    from test_search import _site
+
+    from generator.model import Page
+    from generator.search import documents
+
+    pages = tuple(Page(name=n, title=f"Graph {n}", body_html="<p>graph</p>") for n in ("first", "second", "third"))
+    _, rows = documents(_site((), {}, pages))
+    ranked = sorted(range(len(rows)), key=lambda i: -i)   # search.js: among equal scores the higher id first
+    assert [rows[i][0] for i in ranked] == ["pages/first/", "pages/second/", "pages/third/"]
+
+
+def test_a_link_planted_in_the_outputs_index_is_not_followed(tmp_path: Path) -> None:
+    root = synthetic_site(tmp_path / "site", authors=30, records=20)
+    build(root, workers=1)
+    out = root / "output" / routes.search_index().path
+    meta = json.loads((out / "meta.json").read_bytes())
+    secret = tmp_path / "secret.json"
+    secret.write_text("[]")
+    for name in meta["d"]:   # same names, now symbolic links: meta.json (and its digest) unchanged
+        (out / "d" / f"{name}.json").unlink()
+        (out / "d" / f"{name}.json").symlink_to(secret)
+    _records(root, 4, lambda rs: (dataclasses.replace(rs[3], title="Quokka dynamics"), *rs[:3], *rs[4:]))
+    build(root, workers=1)   # the index is written whole: no error, no link
+    assert not [p for p in out.rglob("*") if p.is_symlink()]
+    assert b"quokka" in b"".join(tree(out).values())
