@@ -99,10 +99,10 @@ class Record:
 
     def __getattr__(self, name: str) -> Any:  # noqa: ANN401
         """Called only for a name that is not set: a field of a hollow record (generator.hollow),
-        filled now with every record of its author. Any other name is missing, as without it."""
+        filled now. Any other name is missing, as without it."""
         fill = _HOLLOW.get(id(self)) if name in _FIELD_NAMES else None
         if fill is not None:
-            fill()
+            fill(self)
         return object.__getattribute__(self, name)   # else the very AttributeError (a property's own too)
 
     @property
@@ -233,9 +233,9 @@ def _set_fields(r: Record, values: tuple[Any, ...]) -> None:
     _SLOTS[_AUTHORS](r, found)   # the people, over the names the loop set
 
 
-# id of each hollow record (generator.hollow) -> the function that fills its author's records
-# (which holds them, so no id is reused while it is here).
-_HOLLOW: dict[int, Callable[[], None]] = {}
+# id of each hollow record (generator.hollow) -> what fills it, given the record (which holds the
+# author's records, so no id is reused while it is here).
+_HOLLOW: dict[int, Callable[[Any], None]] = {}
 
 
 def json_fields(d: Mapping[str, Any], order: int = 0) -> dict[str, Any]:

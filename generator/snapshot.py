@@ -26,13 +26,14 @@ import functools
 import hashlib
 import logging
 import os
+import pickle
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from generator import cache, hollow
 from generator.errors import SiteError
 from generator.jobs import Digester
-from generator.model import Author, pickled_values
+from generator.model import Author, Record, pickled_values
 
 if TYPE_CHECKING:
     from generator.config import AuthorConfig, SiteConfig
@@ -206,7 +207,7 @@ def _keep(parsed: ParsedInputs, slug: str, key: bytes, part: AuthorPart) -> None
     if -1 in pinned:   # (assemble_author pins the author's own records: never so) kept whole
         parsed.put(KIND, slug, key, part)
         return
-    parsed.put(RECORDS, slug, key, tuple(map(pickled_values, a.records)))
+    parsed.put(RECORDS, slug, key, _pickled(a.records))
     bare = dataclasses.replace(part, author=dataclasses.replace(a, records=(), pinned=()))
     parsed.put(KIND, slug, key, _Kept(bare, tuple(map(hollow.row, a.records)), pinned))
 
@@ -224,15 +225,23 @@ def _taken(value: object, config: SiteConfig, a: AuthorConfig, key: bytes, parse
     return dataclasses.replace(value.part, author=author)
 
 
+def _pickled(records: Sequence[Record]) -> tuple[bytes, ...]:
+    """The records' entry: each one's ``pickled_values`` pickled alone, so a page that shows one
+    record of an author unpickles that one (generator.hollow)."""
+    return tuple(pickle.dumps(pickled_values(r), protocol=pickle.HIGHEST_PROTOCOL) for r in records)
+
+
 def _records(config: SiteConfig, a: AuthorConfig, key: bytes, parsed: ParsedInputs,
-             rows: tuple[tuple[Any, ...], ...]) -> tuple[tuple[Any, ...], ...]:
-    """The ``pickled_values`` of the records of a kept author (``_taken``): from their entry, else
-    (deleted or damaged since) from its cache files, assembled again and kept anew. (Had those
-    files changed since the build read their digests, with the same five fields, this build would
-    show their new text under the old digests; the next one, keyed by their new digest, not.)"""
+             rows: tuple[tuple[Any, ...], ...]) -> Sequence[tuple[Any, ...] | bytes]:
+    """The ``pickled_values`` of the records of a kept author (``_taken``), each pickled: from
+    their entry, else (deleted or damaged since) from its cache files, assembled again and kept
+    anew. (Had those files changed since the build read their digests, with the same five fields,
+    this build would show their new text under the old digests; the next one, keyed by their new
+    digest, not.)"""
     hit = parsed.lookup(RECORDS, a.slug, key, count=False)
-    if hit is not None and _fit(hit[0], rows):
-        return hit[0]   # type: ignore[return-value]
+    if hit is not None and isinstance(hit[0], tuple) and len(hit[0]) == len(rows) \
+            and all(type(b) is bytes for b in hit[0]):
+        return hit[0]
     log.debug("%s: its kept records are gone; assembled again", a.slug)
     from generator.store import Reader
     from generator.taxonomy import load_taxonomy
@@ -242,7 +251,7 @@ def _records(config: SiteConfig, a: AuthorConfig, key: bytes, parsed: ParsedInpu
     if not _fit(values, rows):
         raise SiteError(f"the cache files of author '{a.slug}' changed while the site was being built",
                         path=a.path, hint="build again")
-    parsed.put(RECORDS, a.slug, key, values)
+    parsed.put(RECORDS, a.slug, key, tuple(pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL) for v in values))
     return values
 
 

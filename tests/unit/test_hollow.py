@@ -1,6 +1,6 @@
 """Records loaded hollow (generator.hollow): the fields a rebuild reads are there without loading;
-the first read of any other field loads and fills every record of that author, once, into the
-very objects; then they are records like any other (equal, hashable, frozen, pickled, digested
+the first read of any other field of a record loads its author's records once and fills that
+one, in the very object; then they are records like any other (equal, hashable, frozen, pickled, digested
 alike). Values that are not theirs fill nothing."""
 
 from __future__ import annotations
@@ -55,12 +55,12 @@ def test_the_fields_a_rebuild_reads_need_no_load() -> None:
     assert loads == [] and all(type(r) is Record for r in h)
 
 
-def test_the_first_read_of_another_field_fills_every_record_of_the_author_once() -> None:
+def test_the_first_read_of_another_field_fills_that_record_and_loads_the_authors_once() -> None:
     records, loads = _records(), []
     h = _hollow(records, loads)
     before = len(model._HOLLOW)
     assert h[1].abstract == "Abstract 1."
-    assert loads == [1] and len(model._HOLLOW) == before - len(records)
+    assert loads == [1] and len(model._HOLLOW) == before - 1 and hollow.unread([h]) == len(records) - 1
     assert h == records and [hash(r) for r in h] == [hash(r) for r in records]
     assert [r.authors for r in h] == [r.authors for r in records] and h[2].link == records[2].link
     assert loads == [1]
@@ -112,3 +112,22 @@ def test_fill_fills_the_authors_given_and_forget_lets_the_others_go() -> None:
     assert hollow.fill([first, second]) == 0 and len(loads) == 2
     hollow.forget([third])
     assert len(model._HOLLOW) == 0 and loads == [1, 1]
+
+
+def test_records_kept_pickled_one_by_one_fill_alone() -> None:
+    records, loads = _records(), []
+    blobs = tuple(pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL) for v in map(pickled_values, records))
+    h = _hollow(records, loads, blobs)   # type: ignore[arg-type]
+    assert h[2].title == "Title 2" and hollow.unread([h]) == 2 and loads == [1]
+    assert h[0].authors == records[0].authors and hollow.unread([h]) == 1 and loads == [1]
+    assert hollow.fill([h]) == 1 and h == records and loads == [1]
+
+
+def test_a_record_pickled_for_another_fills_nothing() -> None:
+    records, loads = _records(), []
+    blobs = [pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL) for v in map(pickled_values, records)]
+    blobs[0], blobs[1] = blobs[1], blobs[0]
+    h = _hollow(records, loads, tuple(blobs))   # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="not theirs"):
+        h[0].title   # noqa: B018
+    assert h[2].title == "Title 2" and hollow.unread([h]) == 2
