@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.metadata
 import json
 import marshal
 import os
@@ -64,12 +63,43 @@ def code_digest() -> str:
     shape the output. Once per process: a process runs the code it loaded, whatever the disk says now."""
     h = hashlib.sha256(sys.version.encode())
     hash_files(h, [PACKAGE], PACKAGE)
+    found = _installed(sys.path)
     for name in _LIBRARIES:
-        try:
-            h.update(f"{name}={importlib.metadata.version(name)}\0".encode())
-        except importlib.metadata.PackageNotFoundError:
-            h.update(f"{name}=-\0".encode())
+        h.update(f"{name}={found.get(_canonical(name)) or _version(name)}\0".encode())
     return h.hexdigest()[:32]
+
+
+def _canonical(name: str) -> str:
+    """A distribution's name as PEP 503 compares them (``PyYAML``, ``pyyaml``; ``a_b``, ``a-b``)."""
+    return "-".join(name.replace("_", "-").replace(".", "-").lower().split("-"))
+
+
+def _installed(paths: Iterable[str]) -> dict[str, str]:
+    """name -> version of the distributions whose ``NAME-VERSION.dist-info`` folder is on ``paths``,
+    the first found winning (as with importlib.metadata, whose import alone took 16-35 ms of
+    every build)."""
+    out: dict[str, str] = {}
+    for path in paths:
+        try:
+            names = os.listdir(path or ".")
+        except OSError:
+            continue
+        for entry in names:
+            stem = entry[:-len(".dist-info")]
+            if entry.endswith(".dist-info") and stem.count("-") == 1:
+                name, version = stem.split("-")
+                out.setdefault(_canonical(name), version)
+    return out
+
+
+def _version(name: str) -> str:
+    """The version importlib.metadata finds (an egg-info, an odd folder name), or "-" for none."""
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "-"
 
 
 def theme_tops(root: Path) -> list[Path]:

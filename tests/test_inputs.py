@@ -66,3 +66,22 @@ def test_digests_are_of_the_contents_whatever_the_stat_cache_holds(tmp_path: Pat
     author = root / "content/authors/a2.yaml"
     author.write_text("name: C2\n")
     assert read_inputs(root, {}).files[str(author)] == hashlib.sha256(b"name: C2\n").digest()
+
+
+def test_library_versions_are_read_from_the_installed_folders_as_importlib_metadata_reads_them(tmp_path: Path) -> None:
+    import importlib.metadata
+    import sys
+
+    from generator import inputs
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    for folder, names in ((first, ["PyYAML-6.0.4.dist-info", "odd-name-1.0.dist-info", "jinja2.egg-info"]),
+                          (second, ["pyyaml-5.1.dist-info", "Markup_Safe-3.0.dist-info"])):
+        for name in names:
+            (folder / name).mkdir(parents=True)
+    found = inputs._installed([str(tmp_path / "none"), str(first), str(second)])
+    assert found == {"pyyaml": "6.0.4", "markup-safe": "3.0"}   # the first found wins; odd names are left to importlib
+    installed = inputs._installed(sys.path)
+    for name in inputs._LIBRARIES:   # what this environment has, both ways
+        assert installed.get(inputs._canonical(name)) == importlib.metadata.version(name), name
+    assert inputs._version("no-such-distribution-here") == "-" and inputs._version("pyyaml") == installed["pyyaml"]
