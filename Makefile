@@ -9,9 +9,12 @@ BUILD_FLAGS := $(if $(BASE_URL),--base-url "$(BASE_URL)",)
 
 .PHONY: site test serve fetch check clean bench golden docs
 
+# pip byte-compiles the libraries it installs, not an editable package's own modules: compiled
+# here, so a run under PYTHONDONTWRITEBYTECODE (set on some machines) does not compile them each time.
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e .
+	$(PY) -m compileall -q generator
 	touch $@
 
 $(VENV)/.installed-test: $(VENV)/.installed pyproject.toml
@@ -50,6 +53,7 @@ $(VENV)/.installed-bench: $(VENV)/.installed pyproject.toml
 	touch $@
 
 bench: $(VENV)/.installed-bench
+	$(PY) -m compileall -q generator
 	$(PY) bench/run.py $(BENCH_ARGS)
 
 golden: $(VENV)/.installed-test

@@ -20,9 +20,6 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from nameparser import HumanName
-from nameparser.config import CONSTANTS
-
 _GROUP_WORDS = frozenset(
     "collaboration collaborations consortium team group project collective network "
     "initiative committee society association alliance working".split()
@@ -30,12 +27,18 @@ _GROUP_WORDS = frozenset(
 _NOT_PERSONAL = re.compile(r"[^\w .'’\-]|[\d_]")  # personal names: letters, space, dot, apostrophes, hyphen
 _CAPS_WORD = re.compile(r"[A-Z]{2,}")
 _ROMAN = re.compile(r"[IVX]+")
-# Words after which nameparser's answer may differ from "all but the last word are given":
-# its particles, titles, suffixes and conjunctions (lower case, without a final dot).
-_SPECIAL = frozenset(
-    w.lower().rstrip(".") for s in (CONSTANTS.prefixes, CONSTANTS.titles, CONSTANTS.suffix_acronyms,
-                                   CONSTANTS.suffix_not_acronyms, CONSTANTS.conjunctions) for w in s
-)
+
+
+@lru_cache(maxsize=1)
+def _special() -> frozenset[str]:
+    """Words after which nameparser's answer may differ from "all but the last word are given":
+    its particles, titles, suffixes and conjunctions (lower case, without a final dot).
+    nameparser is imported here, by the first name split (25 ms: a build that writes no export
+    needs none)."""
+    from nameparser.config import CONSTANTS
+
+    return frozenset(w.lower().rstrip(".") for s in (CONSTANTS.prefixes, CONSTANTS.titles, CONSTANTS.suffix_acronyms,
+                                                    CONSTANTS.suffix_not_acronyms, CONSTANTS.conjunctions) for w in s)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +60,8 @@ def split_name(name: str) -> NameParts:
     words = name.split()
     if all(_plain_word(w) for w in words):  # nameparser's answer, without its 0.4 ms a name
         return NameParts(given=" ".join(words[:-1]), family=words[-1])
+    from nameparser import HumanName
+
     h = HumanName(name)
     given = " ".join(p for p in (h.title, h.first, h.middle) if p)
     family, suffix = h.last, h.suffix
@@ -69,7 +74,8 @@ def _plain_word(word: str) -> bool:
     """A capitalised word that is no particle, title, suffix or conjunction (nor starts with one)."""
     if not word[0].isupper() or "'" in word or "’" in word:
         return False
-    return all(p.lower().rstrip(".") not in _SPECIAL and p.lower() + "-" not in _SPECIAL
+    special = _special()
+    return all(p.lower().rstrip(".") not in special and p.lower() + "-" not in special
                for p in word.split("-") if p)
 
 
