@@ -17,6 +17,7 @@ import hashlib
 import json
 import marshal
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass
@@ -71,7 +72,7 @@ def code_digest() -> str:
 
 def _canonical(name: str) -> str:
     """A distribution's name as PEP 503 compares them (``PyYAML``, ``pyyaml``; ``a_b``, ``a-b``)."""
-    return "-".join(name.replace("_", "-").replace(".", "-").lower().split("-"))
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def _installed(paths: Iterable[str]) -> dict[str, str]:
@@ -85,9 +86,8 @@ def _installed(paths: Iterable[str]) -> dict[str, str]:
         except OSError:
             continue
         for entry in names:
-            stem = entry[:-len(".dist-info")]
-            if entry.endswith(".dist-info") and stem.count("-") == 1:
-                name, version = stem.split("-")
+            if entry.endswith(".dist-info") and entry.count("-") == 2:   # NAME-VERSION.dist-info
+                name, version = entry[:-len(".dist-info")].split("-")
                 out.setdefault(_canonical(name), version)
     return out
 

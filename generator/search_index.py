@@ -128,9 +128,14 @@ def order(term: str) -> bytes:
 
 
 def entry(term: str, title: list[int], other: list[int]) -> bytes:
-    """A term's entry in its shard: ``"term":[title deltas, other deltas]``. A term is letters and
+    """A term's entry in its shard: ``"term":[title deltas, other deltas]``."""
+    return delta_entry(term, [_deltas(title), _deltas(other)])
+
+
+def delta_entry(term: str, deltas: list[list[int]]) -> bytes:
+    """``entry`` of postings given as their deltas (as a shard holds them). A term is letters and
     digits (``tokens``), which JSON never escapes: its text, quoted."""
-    return b'"' + term.encode() + b'":' + _dumps([_deltas(title), _deltas(other)])
+    return b'"' + term.encode() + b'":' + _dumps(deltas)
 
 
 class Packer:

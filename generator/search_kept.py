@@ -92,10 +92,8 @@ class Kept:
 
     def _documents(self, site: SiteModel, records: Mapping[str, Sequence[Record]], a: Author,
                    bucket: Mapping[str, object]) -> tuple[bytes, list[TermDoc]]:
-        key, found = self.keys[a.slug], bucket.get(a.slug)
-        if isinstance(found, tuple) and len(found) == 2 and found[0] == key:
-            return found
-        return key, term_documents(site, a, records[a.slug])
+        found = _entry(bucket, a.slug, self.keys[a.slug])
+        return found if found is not None else (self.keys[a.slug], term_documents(site, a, records[a.slug]))
 
     def _bucket(self, n: int) -> dict[str, object]:
         if n not in self._buckets:
@@ -117,13 +115,13 @@ class Kept:
             order = in_order([(date_of(r), r.key, a.slug) for a in site.authors for r in records[a.slug]])
             keys = [page_key(row) for _, row in pages] + [key for _, key, _ in order]
             p = search_patch.prefix(last.keys, keys)
-            search_patch.check_moved(len(last.keys) - p + len(keys) - p, len(keys))
+            search_patch.check_moved(len(last.keys) - p + len(keys) - p, len(keys))   # before reading any
             slugs = {s for s in self.keys if self.keys[s] != last.authors.get(s)}
             slugs.update(slug for _, _, slug in order[max(p - len(pages), 0):])
             changed = self._changed(last)
-            docs = {d[1]: ((d[2], d[3]), d[4]) for d in self.of(site, records, slugs)}
+            docs = dict(map(_keyed, self.of(site, records, slugs)))
             new = New(keys, functools.partial(_doc, pages, docs, keys))
-            written = search_patch.patch(folder, old, last, new, changed)
+            written = search_patch.patch(folder, old, last, new, changed, p)
         except (Stale, OSError, ValueError) as exc:
             log.debug("search index written anew: %s", exc)
             shutil.rmtree(folder, ignore_errors=True)
@@ -138,10 +136,10 @@ class Kept:
         for slug in self.keys.keys() | last.authors.keys():
             if self.keys.get(slug) == last.authors.get(slug) or slug not in last.authors:
                 continue
-            found = self._bucket(self.bucket(slug)).get(slug)
-            if not (isinstance(found, tuple) and len(found) == 2 and found[0] == last.authors[slug]):
+            found = _entry(self._bucket(self.bucket(slug)), slug, last.authors[slug])
+            if found is None:
                 raise Stale(f"the documents of {slug} in the last index are not kept")
-            out.update((d[1], ((d[2], d[3]), d[4])) for d in found[1])
+            out.update(map(_keyed, found[1]))
         return out
 
     def keep(self, folder: Path, keys: Sequence[str], pages: Sequence[Doc]) -> None:
@@ -158,3 +156,14 @@ def _doc(pages: Sequence[Doc], docs: Mapping[str, Doc], keys: Sequence[str], i: 
     if found is None:
         raise Stale(f"document {keys[i]} was not read")
     return found
+
+
+def _entry(bucket: Mapping[str, object], slug: str, key: bytes) -> tuple[bytes, list[TermDoc]] | None:
+    """The documents a bucket keeps for ``slug`` when they are of ``key`` (and of the shape kept), else None."""
+    found = bucket.get(slug)
+    return found if isinstance(found, tuple) and len(found) == 2 and found[0] == key else None  # type: ignore[return-value]
+
+
+def _keyed(d: TermDoc) -> tuple[str, Doc]:
+    """A kept document by its key, as the patch takes it: (terms, row)."""
+    return d[1], ((d[2], d[3]), d[4])

@@ -36,8 +36,8 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 import orjson
 
-from generator.search_index import (CHUNK, FORMAT, MAX_SHARDS_PER_WORD, File, Packer, chunk, entry, order,
-                                    write_files)
+from generator.search_index import (CHUNK, FORMAT, MAX_SHARDS_PER_WORD, File, Packer, chunk, delta_entry, entry,
+                                    order, write_files)
 
 _NAME = re.compile(r"[0-9]+-[0-9a-f]{12}")   # a file's name in meta.json (search_index.file_name)
 LIMIT, FLOOR = 0.05, 1000   # patch when at most this share (or this many) of the documents is new, moved or changed
@@ -77,12 +77,13 @@ def meta_digest(folder: Path) -> str:
     return hashlib.sha256((folder / "meta.json").read_bytes()).hexdigest()
 
 
-def patch(folder: Path, old: Path, last: Last, new: New, changed: Mapping[str, Doc]) -> int:
+def patch(folder: Path, old: Path, last: Last, new: New, changed: Mapping[str, Doc], p: int | None = None) -> int:
     """Write ``new`` into ``folder`` from the last index in ``old`` (which ``last`` describes);
     ``changed``: the last index's documents that may differ now, by key (those of the authors
-    whose documents' key changed, and the free pages). Returns the bytes written anew."""
+    whose documents' key changed, and the free pages); ``p``: the ``prefix`` of the two indexes'
+    keys, when the caller has it. Returns the bytes written anew."""
     meta = _meta(old, last)
-    p = prefix(last.keys, new.keys)
+    p = prefix(last.keys, new.keys) if p is None else p
     check_moved(len(last.keys) - p + len(new.keys) - p + len(changed), len(new.keys))
     adds, drops, rows = _changes(last, new, changed, p)
     firsts, shard_files = _Shards(old, meta).patched(_postings(adds, drops))
@@ -99,7 +100,7 @@ def _chunks(old: Path, meta: dict, new: New, p: int, rows: set[int]) -> list[Fil
     dirty = {i // CHUNK for i in rows}
     for n in range(-(-len(new.keys) // CHUNK)):
         ids = range(n * CHUNK, min(n * CHUNK + CHUNK, len(new.keys)))
-        if ids[-1] < p and n not in dirty and n < len(meta["d"]) and ids.stop == min(ids[0] + CHUNK, meta["docs"]):
+        if ids[-1] < p and n not in dirty and ids.stop == min(ids[0] + CHUNK, meta["docs"]):   # the same rows
             out.append(meta["d"][n])
             continue
         kept = _read(old / "d", meta["d"][n]) if ids[0] < p else []
@@ -274,7 +275,7 @@ class _Shards:
             j += 1
             if j == len(self.names):
                 break
-            if j not in at and packer.cuts_before(_raw(self.firsts[j], self.read(j)[self.firsts[j]])):
+            if j not in at and packer.cuts_before(delta_entry(self.firsts[j], self.read(j)[self.firsts[j]])):
                 break
         packer.flush()
         for first, data in packer.out:
@@ -294,15 +295,10 @@ def _entries(shard: Mapping[str, list[list[int]]], terms: Iterable[str],
     out = []
     for term in sorted(shard.keys() | mended.keys(), key=order):
         if term not in mended:
-            out.append((term, _raw(term, shard[term])))
+            out.append((term, delta_entry(term, shard[term])))
         elif mended[term][0] or mended[term][1]:
             out.append((term, entry(term, *mended[term])))
     return out
-
-
-def _raw(term: str, deltas: list[list[int]]) -> bytes:
-    """An unchanged entry, as ``search_index.entry`` wrote it (orjson writes the same bytes again)."""
-    return b'"' + term.encode() + b'":' + orjson.dumps(deltas)
 
 
 def _mend(deltas: list[list[int]] | None, add: tuple[set[int], set[int]],

@@ -246,12 +246,12 @@ def _records(config: SiteConfig, a: AuthorConfig, key: bytes, parsed: ParsedInpu
     from generator.store import Reader
     from generator.taxonomy import load_taxonomy
 
-    values = tuple(map(pickled_values, make_part(config, a, Reader(config).read(a), load_taxonomy(),
-                                                 Digester()).author.records))
+    records = make_part(config, a, Reader(config).read(a), load_taxonomy(), Digester()).author.records
+    values = tuple(map(pickled_values, records))
     if not _fit(values, rows):
         raise SiteError(f"the cache files of author '{a.slug}' changed while the site was being built",
                         path=a.path, hint="build again")
-    parsed.put(RECORDS, a.slug, key, tuple(pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL) for v in values))
+    parsed.put(RECORDS, a.slug, key, _pickled(records))
     return values
 
 
