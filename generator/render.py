@@ -177,9 +177,11 @@ def _page_task(env: jinja2.Environment, p: PagePlan) -> Task:
 
 
 def _export_tasks(a: Author) -> list[Task]:
-    group, weight = author_group(a.slug), len(a.records) // 2 + 1
-    return [Task(routes.author_bibtex(a.slug).path, functools.partial(to_bibtex, a), group, weight, (a,)),
-            Task(routes.author_csl(a.slug).path, functools.partial(to_csl_json, a), group, weight, (a,))]
+    """The author's BibTeX and CSL-JSON: each reads the author's name and records only (what
+    generator.exports uses), so an edit of the profile (affiliation, bio, links) keeps them."""
+    group, weight, reads = author_group(a.slug), len(a.records) // 2 + 1, (a.name, a.records)
+    return [Task(routes.author_bibtex(a.slug).path, functools.partial(to_bibtex, a), group, weight, reads),
+            Task(routes.author_csl(a.slug).path, functools.partial(to_csl_json, a), group, weight, reads)]
 
 
 def _photo_tasks(root: Path | None, a: Author) -> list[Task]:
