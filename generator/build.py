@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -313,17 +312,13 @@ def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, 
     when many jobs run, before the render processes fork."""
     from generator.output import build_lock, write_site
     from generator.parallel import forks
-    from generator.prelink import prune
+    from generator.prelink import Staging
     from generator.themes import static_dirs
 
     path = jobs.manifest_path(config.root, target)
     rendered = [0]
     manifest: jobs.Manifest | None = None
-    seeded = [False]
-
-    def seed(staging: Path) -> bool:
-        seeded[0] = manifest is not None and prelink is not None and prelink.take(manifest, target, staging)
-        return seeded[0]
+    staged = Staging(prelink)
 
     def produce(staging: Path) -> int:
         # The manifest is read under the build lock, then deleted: until the new build is swapped
@@ -332,12 +327,7 @@ def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, 
         log.debug("staging ready after %.2f s", started - clock.start)
         reuse, run = jobs.split(planned, manifest, target)
         path.unlink(missing_ok=True)
-        if seeded[0] and manifest is not None:   # the last build's files are in staging already
-            prune(staging, manifest, {j.rel_path for j in reuse})
-        made: set[str] = set()
-        for job in reuse:
-            if job.folder or not seeded[0] or not os.path.lexists(os.path.join(staging, job.rel_path)):
-                jobs.link_job(job, target, staging, made)
+        staged.place(staging, target, manifest, reuse, run)
         rendered[0] = len(run)
         log.debug("reused jobs linked in %.2f s", time.perf_counter() - started)
         log.info("rendering %d of %d jobs (%d unchanged, reused) with %d process%s...", len(run), len(planned),
@@ -357,7 +347,8 @@ def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, 
     with build_lock(config.root):
         manifest = jobs.Manifest.read(path)
         total, size = write_site(produce, static_dirs(config.root, config.theme), target, site_root=config.root,
-                                 seed=seed)
+                                 seed=functools.partial(staged.seed, manifest, target),
+                                 normalize=functools.partial(staged.normalize, planned))
         clock.stage("swap")
         jobs.Manifest(inputs, {j.rel_path: j.digest for j in planned}).write(path)
     return total, size, rendered[0]

@@ -186,6 +186,69 @@ def normalize_tree(root: Path) -> SiteSize:
     return SiteSize(files, size)
 
 
+def normalize_added(root: Path, base: SiteSize, files: Iterable[str], folders: Iterable[str],
+                    emptied: Iterable[str]) -> SiteSize:
+    """``normalize_tree`` for a tree of which only some paths are not normalized: ``base`` (the
+    files and bytes of what is), the ``files`` and ``folders`` (relative paths; the folders'
+    whole trees) added to it since, and the folders ``emptied`` of some files (absolute paths:
+    each is removed if left empty, and so are its parents). The folders above what was added are
+    given 0755. Returns the files and bytes the whole tree holds."""
+    os.chmod(root, 0o755)
+    top, count, size, seen = str(root), base.files, base.bytes, {str(root)}
+    for rel in files:
+        path = os.path.join(top, rel)
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            continue
+        _check_file(root, path, st)
+        count, size = count + 1, size + st.st_size
+        _open_parents(path, seen)
+    for rel in folders:
+        path = os.path.join(top, rel)
+        if not os.path.isdir(path) or os.path.islink(path):
+            continue
+        _open_parents(path, seen)
+        os.chmod(path, 0o755)
+        f, b, empty = _normalize_dir(root, path)
+        if empty:
+            os.rmdir(path)
+        count, size = count + f, size + b
+    for path in sorted(emptied, key=len, reverse=True):   # the deepest first
+        while path != top and path.startswith(top + os.sep) and _empty_dir(path):
+            os.rmdir(path)
+            path = os.path.dirname(path)
+    return SiteSize(count, size)
+
+
+def _check_file(root: Path, path: str, st: os.stat_result) -> None:
+    """A plain file of mode 0644, else a SiteError (GitHub Pages refuses links)."""
+    if not stat.S_ISREG(st.st_mode):
+        rel = os.path.relpath(path, root)
+        raise SiteError(f"the build produced '{rel}', which is not a plain file or folder "
+                        "(a symbolic link?); GitHub Pages refuses those", exit_code=EXIT_OUTPUT)
+    if stat.S_IMODE(st.st_mode) != 0o644:
+        os.chmod(path, 0o644)
+
+
+def _open_parents(path: str, seen: set[str]) -> None:
+    """Give 0755 to each folder above ``path`` up to one in ``seen`` (made with the umask)."""
+    parent = os.path.dirname(path)
+    while parent not in seen:
+        seen.add(parent)
+        if stat.S_IMODE(os.lstat(parent).st_mode) != 0o755:
+            os.chmod(parent, 0o755)
+        parent = os.path.dirname(parent)
+
+
+def _empty_dir(path: str) -> bool:
+    try:
+        with os.scandir(path) as it:
+            return next(it, None) is None and not os.path.islink(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+
+
 def _normalize_dir(root: Path, path: str) -> tuple[int, int, bool]:
     """(files, bytes, whether it is left empty) of the folder at ``path``, normalized."""
     files = size = kept = 0
@@ -201,14 +264,9 @@ def _normalize_dir(root: Path, path: str) -> tuple[int, int, bool]:
                 os.rmdir(entry.path)
                 continue
             files, size = files + f, size + b
-        elif stat.S_ISREG(st.st_mode):   # (hard links to the previous build's files are fine)
+        else:   # (hard links to the previous build's files are fine)
+            _check_file(root, entry.path, st)
             files, size = files + 1, size + st.st_size
-            if stat.S_IMODE(st.st_mode) != 0o644:
-                os.chmod(entry.path, 0o644)
-        else:
-            rel = os.path.relpath(entry.path, root)
-            raise SiteError(f"the build produced '{rel}', which is not a plain file or folder "
-                            "(a symbolic link?); GitHub Pages refuses those", exit_code=EXIT_OUTPUT)
         kept += 1
     return files, size, kept == 0
 
@@ -283,11 +341,13 @@ def _exchange(a: Path, b: Path) -> bool:
 
 
 def write_site(produce: Callable[[Path], int], static_dirs: Iterable[Path], out_dir: Path,
-               site_root: Path | None = None, seed: Callable[[Path], bool] | None = None) -> tuple[int, SiteSize]:
+               site_root: Path | None = None, seed: Callable[[Path], bool] | None = None,
+               normalize: Callable[[Path], SiteSize] = normalize_tree) -> tuple[int, SiteSize]:
     """Write a whole build into staging (``produce`` writes the generated files and the search
     index there), then swap it in; the previous build stays until then. Returns the bytes written
     and the size of the whole output. ``seed`` may make the staging folder (generator.prelink)
-    and says whether it did; else it is the spare, or a new folder."""
+    and says whether it did; else it is the spare, or a new folder. ``normalize``: as
+    ``normalize_tree`` (a seeded build knows which files it added: ``normalize_added``)."""
     check_output_dir(out_dir, site_root)
     recover(out_dir)
     staging = staging_dir(out_dir)
@@ -295,7 +355,7 @@ def write_site(produce: Callable[[Path], int], static_dirs: Iterable[Path], out_
         if seed is None or not seed(staging):
             _new_staging(staging, spare_dir(out_dir))
         total = write_static(static_dirs, staging) + produce(staging)
-        size = normalize_tree(staging)
+        size = normalize(staging)
         swap_in(staging, out_dir)
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)

@@ -22,6 +22,7 @@ one site never share it; a build removes those left by builds killed outright (`
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import os
 import shutil
@@ -30,10 +31,13 @@ import time
 from pathlib import Path
 
 from generator.errors import SiteError
-from generator.jobs import Manifest, manifest_path
-from generator.output import MARKER, check_output_dir, safe_rel, spare_dir
+from generator.jobs import Job, Manifest, manifest_path
+from generator.output import MARKER, check_output_dir, normalize_added, normalize_tree, safe_rel, spare_dir
+from generator.sitesize import SiteSize
 
 log = logging.getLogger(__name__)
+
+REPORT = ".authorsite-prelinked.json"   # in the helper's folder; taken out by ``Prelink.take``
 
 
 def prelink_dir(out_dir: Path, pid: int) -> Path:
@@ -73,7 +77,9 @@ def link_outputs(outputs: list[str], out_dir: Path, folder: Path) -> None:
     ``out_dir`` and no other file (folder outputs are left to the build: the search index, which
     a rebuild of a changed record makes anew). Seeded from the spare when there is one: the build
     before the last, whose files are mostly links of the live ones already (kept), the others
-    removed."""
+    removed. Then ``folder`` is normalized (``output.normalize_tree``) and its ``REPORT`` says
+    the files and bytes it holds and the outputs not linked, so that the build normalizes
+    only what it adds (``Prelink.take``): walking 9,000 files took it 0.1 s at 1,000 x 100."""
     from generator.output import empty, link_file
 
     try:
@@ -88,13 +94,16 @@ def link_outputs(outputs: list[str], out_dir: Path, folder: Path) -> None:
         os.mkdir(folder, 0o755)
     made: set[str] = set()
     kept: set[str] = set()
+    skipped: list[str] = []
     for rel in map(safe_rel, outputs):
         src = os.path.join(out_dir, rel)
         try:
             st = os.lstat(src)
         except FileNotFoundError:
+            skipped.append(rel)
             continue
         if not stat.S_ISREG(st.st_mode):
+            skipped.append(rel)
             continue
         dest = os.path.join(folder, rel)
         if seeded and _same_or_cleared(dest, st):
@@ -104,6 +113,9 @@ def link_outputs(outputs: list[str], out_dir: Path, folder: Path) -> None:
         kept.add(dest)
     if seeded:
         empty(str(folder), kept)
+    size = normalize_tree(folder)
+    report = {"files": size.files, "bytes": size.bytes, "skipped": skipped}
+    (folder / REPORT).write_text(json.dumps(report), encoding="utf-8")
 
 
 def _same_or_cleared(dest: str, src: os.stat_result) -> bool:
@@ -124,6 +136,8 @@ class Prelink:
 
     def __init__(self, manifest: Manifest, out_dir: Path, pid: int, folder: Path) -> None:
         self.manifest, self.out_dir, self.pid, self.folder = manifest, out_dir, pid, folder
+        self.size: SiteSize | None = None        # what the folder taken holds (its REPORT), if known
+        self.skipped: frozenset[str] = frozenset()   # the manifest's outputs it does not hold
 
     @classmethod
     def start(cls, root: Path, out_dir: Path, workers: int) -> Prelink | None:
@@ -151,6 +165,7 @@ class Prelink:
                 or self.folder.is_symlink() or not self.folder.is_dir():
             return False
         os.rename(self.folder, staging)
+        self.size, self.skipped = _report(staging / REPORT)
         log.debug("staging: the last build's files linked meanwhile by a helper process")
         return True
 
@@ -173,15 +188,90 @@ class Prelink:
         return self.pid == 0
 
 
-def prune(staging: Path, manifest: Manifest, reused: set[str]) -> None:
+def _report(path: Path) -> tuple[SiteSize | None, frozenset[str]]:
+    """The helper's REPORT, removed: (the files and bytes it left, the outputs it did not link);
+    (None, empty) when it is missing or not one (then the build walks the whole folder)."""
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None, frozenset()
+    path.unlink()   # (never left in the output)
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None, frozenset()
+    files, size, skipped = (data.get(k) for k in ("files", "bytes", "skipped")) if isinstance(data, dict) \
+        else (None, None, None)
+    if type(files) is not int or type(size) is not int or not isinstance(skipped, list) \
+            or not all(isinstance(rel, str) for rel in skipped):
+        return None, frozenset()
+    return SiteSize(files, size), frozenset(skipped)
+
+
+def prune(staging: Path, manifest: Manifest, reused: set[str]) -> tuple[SiteSize, set[str]]:
     """Remove from a taken folder the last build's files that this build does not reuse (it
-    makes them anew, or no longer makes them)."""
+    makes them anew, or no longer makes them). Returns the files and bytes removed, and their
+    folders (which may be left empty)."""
+    files = size = 0
+    folders: set[str] = set()
     for rel in manifest.outputs:
         if rel in reused:
             continue
         path = os.path.join(staging, safe_rel(rel))
         try:
-            if not stat.S_ISDIR(os.lstat(path).st_mode):
+            st = os.lstat(path)
+            if not stat.S_ISDIR(st.st_mode):
                 os.unlink(path)
+                regular = stat.S_ISREG(st.st_mode)
+                files, size = files + regular, size + st.st_size * regular
+                folders.add(os.path.dirname(path))
         except FileNotFoundError:
             pass
+    return SiteSize(files, size), folders
+
+
+class Staging:
+    """The staging folder of one build: the helper's folder when it can be taken (``seed``),
+    pruned of what this build does not reuse and given what it does but the helper did not link
+    (``place``); then only what the build added is normalized (``normalize``), not the 9,000
+    files of the last build linked there."""
+
+    def __init__(self, prelink: Prelink | None) -> None:
+        self.prelink = prelink
+        self.seeded = False
+        self.base: SiteSize | None = None      # what the helper's folder holds (its report), if known
+        self.files: list[str] = []             # the outputs (files, or folders) linked or made by the build
+        self.emptied: set[str] = set()         # the folders a file was removed from
+
+    def seed(self, manifest: Manifest | None, out_dir: Path, staging: Path) -> bool:
+        """Take the helper's folder as ``staging`` if it linked ``manifest`` (``Prelink.take``)."""
+        self.seeded = manifest is not None and self.prelink is not None and self.prelink.take(manifest, out_dir, staging)
+        self.base = self.prelink.size if self.seeded and self.prelink is not None else None
+        return self.seeded
+
+    def place(self, staging: Path, out_dir: Path, manifest: Manifest | None, reuse: list[Job], run: list[Job]) -> None:
+        """Link the ``reuse`` jobs' outputs into ``staging`` from ``out_dir`` (those the helper has
+        not); remove the helper's files of other jobs (``prune``). ``run`` are the jobs to make."""
+        from generator.jobs import link_job
+
+        if self.seeded and manifest is not None:   # the last build's files are in staging already
+            removed, self.emptied = prune(staging, manifest, {j.rel_path for j in reuse})
+            if self.base is not None:
+                self.base = SiteSize(self.base.files - removed.files, self.base.bytes - removed.bytes)
+        skipped = self.prelink.skipped if self.base is not None and self.prelink is not None else None
+        made: set[str] = set()
+        for job in reuse:
+            if job.folder or not self.seeded or (job.rel_path in skipped if skipped is not None
+                                                 else not os.path.lexists(os.path.join(staging, job.rel_path))):
+                link_job(job, out_dir, staging, made)
+                self.files.append(job.rel_path)
+        self.files += [j.rel_path for j in run]
+
+    def normalize(self, planned: list[Job], staging: Path) -> SiteSize:
+        """``output.normalize_tree`` of ``staging`` once every job has run, walking only what the
+        build added to the helper's folder when its report is known."""
+        folders = {j.rel_path for j in planned if j.folder}
+        if self.base is None or any(j.rel_path.startswith("static/") for j in planned):
+            return normalize_tree(staging)   # (write_static's files are walked as a folder below)
+        return normalize_added(staging, self.base, [f for f in self.files if f not in folders],
+                               ["static", *sorted(folders)], self.emptied)

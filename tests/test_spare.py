@@ -151,3 +151,67 @@ def test_a_spare_that_is_a_link_is_removed_not_followed(tmp_path: Path) -> None:
     _edit(root, "", "affiliation: Elsewhere\n")
     build(root, search=False, workers=2)
     assert (outside / "keep").is_dir() and not spare_dir(root / "output").is_symlink()
+
+
+def _walk_modes(top: Path) -> tuple[set[str], set[str], list[str]]:
+    """(modes of the folders, modes of the files, the empty folders) under ``top``."""
+    dirs, files, empty = set(), set(), []
+    for d, subdirs, names in os.walk(top):
+        dirs.add(oct(os.lstat(d).st_mode & 0o777))
+        files |= {oct(os.lstat(os.path.join(d, n)).st_mode & 0o777) for n in names}
+        if not subdirs and not names:
+            empty.append(d)
+    return dirs, files, empty
+
+
+def test_a_prelinked_rebuild_normalizes_what_it_adds_and_reports_the_whole_output(tmp_path: Path) -> None:
+    """The helper normalizes the folder it links and reports its size; the build walks only what
+    it adds. Whatever the umask, an author removed, a live file whose mode was changed: the
+    output is a clean build's, its folders 0755, its files 0644, no folder left empty, and the
+    size the build reports is the output's."""
+    root = synthetic_site(tmp_path / "syn", authors=6, records=4)
+    build(root, workers=2)
+    _edit(root, "", "affiliation: Elsewhere\n")
+    build(root, workers=2)   # the spare now seeds the helper's folder
+    gone = sorted((root / "content/authors").iterdir())[-1]
+    gone.unlink()
+    res = build(root, workers=2)
+    assert not (root / "output/authors" / gone.stem).exists()
+    assert _walk_modes(root / "output")[2] == [] and res.size == measure(root / "output")
+    os.chmod(root / "output/subjects/index.html", 0o600)   # the live file, which the rebuild links
+    old = os.umask(0o077)
+    try:
+        _edit(root, "Elsewhere", "Somewhere")
+        res = build(root, workers=2)
+    finally:
+        os.umask(old)
+    assert res.reused > 0 and res.rendered > 0
+    assert _walk_modes(root / "output") == ({"0o755"}, {"0o644"}, [])
+    assert res.size == measure(root / "output")
+    assert not list((root / "output").rglob(".authorsite-prelinked*")), "the helper's report is not published"
+    assert_same_as_clean(root, tmp_path, "normalized")
+
+
+@pytest.mark.parametrize("report", [b"{not json", b'{"files": "9", "bytes": 1, "skipped": []}', None],
+                         ids=["torn", "wrong-type", "missing"])
+def test_a_helper_report_that_cannot_be_read_costs_a_walk_of_the_whole_folder(
+        tmp_path: Path, report: bytes | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from generator import prelink
+
+    real = prelink.link_outputs
+
+    def damaged(outputs: list[str], out_dir: Path, folder: Path) -> None:
+        real(outputs, out_dir, folder)
+        if report is None:
+            (folder / prelink.REPORT).unlink()
+        else:
+            (folder / prelink.REPORT).write_bytes(report)
+
+    root = synthetic_site(tmp_path / "syn", authors=5, records=3)
+    build(root, workers=2)
+    monkeypatch.setattr(prelink, "link_outputs", damaged)
+    _edit(root, "", "affiliation: Elsewhere\n")
+    res = build(root, workers=2)
+    assert res.reused > 0 and res.size == measure(root / "output")
+    assert not list((root / "output").rglob(".authorsite-prelinked*"))
+    assert_same_as_clean(root, tmp_path, "report")
