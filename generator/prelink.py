@@ -77,9 +77,10 @@ def link_outputs(outputs: list[str], out_dir: Path, folder: Path) -> None:
     ``out_dir`` and no other file (folder outputs are left to the build: the search index, which
     a rebuild of a changed record makes anew). Seeded from the spare when there is one: the build
     before the last, whose files are mostly links of the live ones already (kept), the others
-    removed. Then ``folder`` is normalized (``output.normalize_tree``) and its ``REPORT`` says
-    the files and bytes it holds and the outputs not linked, so that the build normalizes
-    only what it adds (``Prelink.take``): walking 9,000 files took it 0.1 s at 1,000 x 100."""
+    removed. Then ``folder`` is normalized (``output.normalize_tree``: walked, when it was seeded
+    or the umask may have narrowed the folders made) and its ``REPORT`` says the files and bytes
+    it holds and the outputs not linked, so that the build normalizes only what it adds
+    (``Prelink.take``): walking 9,000 files took it 0.1 s at 1,000 x 100."""
     from generator.output import empty, link_file
 
     try:
@@ -95,6 +96,7 @@ def link_outputs(outputs: list[str], out_dir: Path, folder: Path) -> None:
     made: set[str] = set()
     kept: set[str] = set()
     skipped: list[str] = []
+    files = size = 0
     for rel in map(safe_rel, outputs):
         src = os.path.join(out_dir, rel)
         try:
@@ -105,17 +107,27 @@ def link_outputs(outputs: list[str], out_dir: Path, folder: Path) -> None:
         if not stat.S_ISREG(st.st_mode):
             skipped.append(rel)
             continue
+        if stat.S_IMODE(st.st_mode) != 0o644:
+            os.chmod(src, 0o644)   # (as normalize_tree would through the link)
+        files, size = files + 1, size + st.st_size
         dest = os.path.join(folder, rel)
-        if seeded and _same_or_cleared(dest, st):
-            kept.add(dest)
-            continue
-        link_file(src, dest, made)
+        if not (seeded and _same_or_cleared(dest, st)):
+            link_file(src, dest, made)
         kept.add(dest)
     if seeded:
         empty(str(folder), kept)
-    size = normalize_tree(folder)
-    report = {"files": size.files, "bytes": size.bytes, "skipped": skipped}
+    if seeded or _umask() != 0o022:   # else its files are as listed, its folders 0755, none empty
+        found = normalize_tree(folder)
+        files, size = found.files, found.bytes
+    report = {"files": files, "bytes": size, "skipped": skipped}
     (folder / REPORT).write_text(json.dumps(report), encoding="utf-8")
+
+
+def _umask() -> int:
+    """The process's umask (read by setting it: the helper is a process of one thread)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _same_or_cleared(dest: str, src: os.stat_result) -> bool:

@@ -215,3 +215,22 @@ def test_a_helper_report_that_cannot_be_read_costs_a_walk_of_the_whole_folder(
     assert res.reused > 0 and res.size == measure(root / "output")
     assert not list((root / "output").rglob(".authorsite-prelinked*"))
     assert_same_as_clean(root, tmp_path, "report")
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
+def test_the_first_rebuild_links_a_new_folder_normalized_whatever_the_umask(tmp_path: Path, umask: int) -> None:
+    """No spare yet: the helper makes every folder itself, and walks them only when the umask
+    may have made them other than 0755."""
+    root = synthetic_site(tmp_path / "syn", authors=5, records=3)
+    build(root, workers=2)
+    assert not spare_dir(root / "output").exists()
+    os.chmod(root / "output/subjects/index.html", 0o600)
+    old = os.umask(umask)
+    try:
+        _edit(root, "", "affiliation: Elsewhere\n")
+        res = build(root, workers=2)
+    finally:
+        os.umask(old)
+    assert res.reused > 0 and res.size == measure(root / "output")
+    assert _walk_modes(root / "output") == ({"0o755"}, {"0o644"}, [])
+    assert_same_as_clean(root, tmp_path, f"umask-{umask:o}")
