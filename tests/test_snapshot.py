@@ -161,3 +161,24 @@ def test_cache_files_changed_under_a_build_stop_it(tmp_path: Path) -> None:
     write_entry(path, dataclasses.replace(entry, records=entry.records[1:]))
     with pytest.raises(SiteError, match="changed while the site was being built"):
         _records(config, a, key, ParsedInputs(root), rows)
+
+
+def test_a_part_is_keyed_by_its_author_file_or_by_its_value_when_it_names_a_photo(tmp_path: Path) -> None:
+    """``part_key`` knows a configuration by its file's bytes and the site's groups (it is parsed
+    from them), and by its value when it names a photo, whose file is read too."""
+    from generator.model import Photo
+
+    root = synthetic_site(tmp_path / "syn", authors=3, records=2)
+    config = load_site(root)
+    a = config.authors[0]
+    key = part_key(a, config, read_inputs(root, {}), Digester())
+    assert part_key(a, config, read_inputs(root, {}), Digester()) == key
+    assert part_key(a, dataclasses.replace(config, groups=("staff",)), read_inputs(root, {}), Digester()) != key
+    author_file = root / a.path
+    author_file.write_text(author_file.read_text() + "# the same configuration, other bytes\n")
+    assert part_key(a, config, read_inputs(root, {}), Digester()) != key
+    photo = Photo(source="content/photos/a.png", digest="0" * 64, suffix=".png", width=10, height=10)
+    one = part_key(dataclasses.replace(a, photo=photo), config, read_inputs(root, {}), Digester())
+    other = part_key(dataclasses.replace(a, photo=dataclasses.replace(photo, digest="1" * 64)), config,
+                     read_inputs(root, {}), Digester())
+    assert one != other, "a photo's digest is in its author's key"
