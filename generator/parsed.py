@@ -94,6 +94,12 @@ class ParsedInputs:
             self._held[key] = found[0]
         return found
 
+    def holds(self, kind: str, name: str, data: bytes) -> bool:
+        """Whether an entry for ``(kind, name, data)`` is there (not read: it may still be damaged)."""
+        key = self._key(kind, name, data)
+        hexkey = key.hex()
+        return key in self._held or os.path.isfile(self.dir / hexkey[:2] / hexkey)
+
     def put(self, kind: str, name: str, data: bytes, value: object) -> None:
         """Keep ``value`` as what ``(kind, name, data)`` gives."""
         key = self._key(kind, name, data)

@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from test_jobs import synthetic_site
 
 from generator.config import load_site
@@ -83,3 +85,24 @@ def test_author_files_parsed_with_a_helper_are_those_parsed_alone(tmp_path: Path
         else:
             raise AssertionError("the broken file was not reported")
     assert _children() <= before
+
+
+def test_no_helper_parses_author_files_when_they_are_parsed_already(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rebuild finds the helper's first and last files parsed: no process is forked to read
+    the cache the build reads anyway; one of them edited, the helper is forked as before."""
+    from generator import parallel
+    from generator.config.authors import _HELP_FROM
+    from generator.config.site import load_site as load
+
+    root = synthetic_site(tmp_path / "syn", authors=_HELP_FROM + 4, records=1)
+    forked: list[object] = []
+    real = parallel.fork_helper
+    monkeypatch.setattr(parallel, "fork_helper", lambda work: forked.append(work) or real(work))
+    first = load(root, parsed=ParsedInputs(root), helper=True)
+    assert len(forked) == 1
+    assert load(root, parsed=ParsedInputs(root), helper=True) == first and len(forked) == 1
+    last = sorted((root / "content/authors").iterdir())[-1]
+    last.write_text(last.read_text() + "affiliation: Elsewhere\n")
+    again = load(root, parsed=ParsedInputs(root), helper=True)
+    assert len(forked) == 2 and again.authors[-1].affiliation == "Elsewhere"

@@ -117,8 +117,19 @@ class _Reader:
         load = partial(_load_author, slug=f.stem, display=display, root=self.root, groups=self.groups)
         if self.parsed is None or b"photo" in data:   # a photo's size is read from its own file: not keyed here
             return load(data)
-        key = data + b"\0groups:" + "\0".join(self.groups).encode()   # the check of 'group' reads them
-        return self.parsed.get("author", display, key, lambda _: load(data))
+        return self.parsed.get("author", display, self._key(data), lambda _: load(data))
+
+    def _key(self, data: bytes) -> bytes:
+        return data + b"\0groups:" + "\0".join(self.groups).encode()   # the check of 'group' reads them
+
+    def parsed_before(self, name: str) -> bool:
+        """Whether the file ``name`` is in the parsed cache as it is now (False when it cannot tell)."""
+        try:
+            data = (self.folder / name).read_bytes()
+        except OSError:
+            return False
+        return self.parsed is not None and b"photo" not in data and \
+            self.parsed.holds("author", self.prefix + name, self._key(data))
 
 
 # A cold build of 1,000 authors parses their files for ~2 s before anything else: from this many
@@ -131,15 +142,21 @@ _HELP_FROM = 40
 def _helping(reader: _Reader, names: list[str]) -> Iterator[None]:
     """Parse the later half of ``names`` in a forked process (into ``reader.parsed``) while the
     body reads them all. Only an accelerator: a file it has not parsed yet, the body parses
-    itself, and it reports nothing (the body reports every problem). Stopped when the body ends."""
+    itself, and it reports nothing (the body reports every problem). Stopped when the body ends.
+    Not when the first and the last file it would parse are parsed already (a rebuild: it would
+    only take a core from the build to read what the build reads)."""
     from generator.parallel import fork_helper, stop_helper
 
+    later = names[len(names) // 2:][::-1]
+
     def work() -> None:
-        for name in reversed(names[len(names) // 2:]):
+        for name in later:
             with contextlib.suppress(SiteError):
                 reader.read(name)
 
-    pid = fork_helper(work) if len(names) >= _HELP_FROM and reader.parsed is not None and reader.parsed.write else -1
+    wanted = len(names) >= _HELP_FROM and reader.parsed is not None and reader.parsed.write and \
+        not (reader.parsed_before(later[0]) and reader.parsed_before(later[-1]))
+    pid = fork_helper(work) if wanted else -1
     try:
         yield
     finally:
