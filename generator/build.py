@@ -344,11 +344,12 @@ def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, 
                     f"{len(reuse)} reused)")
         return written
 
-    with build_lock(config.root):
+    with build_lock(config.root), staged.skeleton(target, planned, pool.workers):
         manifest = jobs.Manifest.read(path)
         total, size = write_site(produce, static_dirs(config.root, config.theme), target, site_root=config.root,
                                  seed=functools.partial(staged.seed, manifest, target),
                                  normalize=functools.partial(staged.normalize, planned))
+        staged.kept(target)
         clock.stage("swap")
         jobs.Manifest(inputs, {j.rel_path: j.digest for j in planned}).write(path)
     return total, size, rendered[0]

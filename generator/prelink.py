@@ -21,14 +21,19 @@ one site never share it; a build removes those left by builds killed outright (`
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import logging
 import os
 import shutil
 import stat
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Iterator
 
 from generator.errors import SiteError
 from generator.jobs import Job, Manifest, manifest_path
@@ -254,6 +259,7 @@ class Staging:
         self.base: SiteSize | None = None      # what the helper's folder holds (its report), if known
         self.files: list[str] = []             # the outputs (files, or folders) linked or made by the build
         self.emptied: set[str] = set()         # the folders a file was removed from
+        self._skeleton: Skeleton | None = None
 
     def seed(self, manifest: Manifest | None, out_dir: Path, staging: Path) -> bool:
         """Take the helper's folder as ``staging`` if it linked ``manifest`` (``Prelink.take``)."""
@@ -279,6 +285,23 @@ class Staging:
                 self.files.append(job.rel_path)
         self.files += [j.rel_path for j in run]
 
+    @contextlib.contextmanager
+    def skeleton(self, out_dir: Path, planned: list[Job], workers: int) -> Iterator[None]:
+        """Around a first build (no ``out_dir`` yet): its folders made meanwhile (``Skeleton``),
+        kept as the spare by ``kept``, else removed."""
+        self._skeleton = Skeleton.start(out_dir, [j.rel_path for j in planned if not j.folder], workers) \
+            if self.prelink is None else None
+        try:
+            yield
+        finally:
+            if self._skeleton is not None:
+                self._skeleton.stop()
+
+    def kept(self, out_dir: Path) -> None:
+        """The build is in place: the skeleton's folders become its spare."""
+        if self._skeleton is not None:
+            self._skeleton.finish(out_dir)
+
     def normalize(self, planned: list[Job], staging: Path) -> SiteSize:
         """``output.normalize_tree`` of ``staging`` once every job has run, walking only what the
         build added to the helper's folder when its report is known."""
@@ -287,3 +310,57 @@ class Staging:
             return normalize_tree(staging)   # (write_static's files are walked as a folder below)
         return normalize_added(staging, self.base, [f for f in self.files if f not in folders],
                                ["static", *sorted(folders)], self.emptied)
+
+
+class Skeleton:
+    """The folders of a first build's files (``output/`` does not exist yet), made by a small
+    process while the build renders, and kept as the spare once the build is in place: the next
+    build's helper then links the files into folders that exist. Without it that helper made
+    6,000 folders at 1,000 x 100 (0.6 s, and up to 1.1 s the build waited for it). Not a fork of
+    the build: a forked copy of a process that holds the whole site counts its memory again.
+    Only an accelerator: a process that failed or is not done when the build is leaves no spare
+    (what it made is removed), and the spare it leaves is one like any other (``link_outputs``)."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], folder: Path) -> None:
+        self.proc, self.folder = proc, folder
+
+    @classmethod
+    def start(cls, out_dir: Path, files: list[str], workers: int) -> Skeleton | None:
+        """Start the process for a first build with a core to spare (``files``: its files' paths)."""
+        if workers < 2 or os.path.lexists(out_dir) or os.path.lexists(spare_dir(out_dir)):
+            return None
+        folder = prelink_dir(out_dir, os.getpid())   # (a build with no output has no Prelink)
+        folders = sorted({os.path.dirname(safe_rel(rel)) for rel in files} - {""})
+        try:
+            with tempfile.TemporaryFile() as listing:
+                listing.write("\0".join([str(folder), *folders]).encode())
+                listing.seek(0)
+                proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", _MAKE_FOLDERS], stdin=listing,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, umask=0o022)
+        except OSError:
+            return None
+        return cls(proc, folder)
+
+    def finish(self, out_dir: Path) -> None:
+        """Once the build is in place: its folders become the spare if the process is done."""
+        if self.proc.poll() == 0 and not os.path.lexists(spare_dir(out_dir)) and self.folder.is_dir() \
+                and not self.folder.is_symlink():
+            os.rename(self.folder, spare_dir(out_dir))
+        self.stop()
+
+    def stop(self) -> None:
+        """Stop the process if it still runs, and remove its folder if it was not kept."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        if self.folder.is_dir() and not self.folder.is_symlink():
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+# The process's work: the folder named first on its input, then each folder named after it, in it.
+_MAKE_FOLDERS = """import os, sys
+top, *rels = sys.stdin.buffer.read().split(b"\\0")
+os.mkdir(top, 0o755)
+for rel in rels:
+    os.makedirs(os.path.join(top, rel), 0o755, exist_ok=True)
+"""

@@ -15,6 +15,7 @@ from test_jobs import assert_same_as_clean, synthetic_site
 
 from generator import jobs
 from generator.build import build
+from generator.errors import SiteError
 from generator.output import spare_dir
 from generator.prelink import Prelink, clear_stale, prelink_dir
 from generator.sitesize import measure
@@ -35,7 +36,8 @@ def test_a_build_seeded_from_the_spare_gives_a_clean_build(tmp_path: Path, worke
     root = synthetic_site(tmp_path / "syn", authors=6, records=4)
     build(root, workers=workers)
     spare = spare_dir(root / "output")
-    assert not spare.exists(), "a first build has no previous build to keep"
+    assert not (spare.exists() and _files(spare)), "a first build has no previous build to keep"
+    assert spare.is_dir() == (workers == 2), "its folders are kept for the next (generator.prelink.Skeleton)"
     _edit(root, "", "affiliation: Elsewhere\n")
     build(root, workers=workers)
     assert spare.is_dir() and _files(spare), "the build before the last is kept as it was swapped out"
@@ -223,7 +225,7 @@ def test_the_first_rebuild_links_a_new_folder_normalized_whatever_the_umask(tmp_
     may have made them other than 0755."""
     root = synthetic_site(tmp_path / "syn", authors=5, records=3)
     build(root, workers=2)
-    assert not spare_dir(root / "output").exists()
+    shutil.rmtree(spare_dir(root / "output"))   # (the first build's folders, generator.prelink.Skeleton)
     os.chmod(root / "output/subjects/index.html", 0o600)
     old = os.umask(umask)
     try:
@@ -234,3 +236,29 @@ def test_the_first_rebuild_links_a_new_folder_normalized_whatever_the_umask(tmp_
     assert res.reused > 0 and res.size == measure(root / "output")
     assert _walk_modes(root / "output") == ({"0o755"}, {"0o644"}, [])
     assert_same_as_clean(root, tmp_path, f"umask-{umask:o}")
+
+
+def test_a_first_build_keeps_its_folders_as_the_spare_of_the_next(tmp_path: Path) -> None:
+    """A first build (no output yet) has a small process make its folders while it renders;
+    they are the next build's spare, which that build's helper fills."""
+    root = synthetic_site(tmp_path / "syn", authors=5, records=3)
+    build(root, workers=2)
+    spare = spare_dir(root / "output")
+    folders = {os.path.relpath(d, spare) for d, _, _ in os.walk(spare)}
+    pages = {os.path.relpath(d, root / "output") for d, _, names in os.walk(root / "output") if "index.html" in names}
+    assert pages <= folders <= {os.path.relpath(d, root / "output") for d, _, _ in os.walk(root / "output")}
+    assert _files(spare) == [] and _walk_modes(spare)[0] == {"0o755"}
+    assert not list(tmp_path.glob("syn/.output.authorsite-prelink-*")), "nothing else is left"
+    _edit(root, "", "affiliation: Elsewhere\n")
+    res = build(root, workers=2)
+    assert res.reused > 0 and res.size == measure(root / "output")
+    assert_same_as_clean(root, tmp_path, "skeleton")
+
+
+def test_a_failed_first_build_leaves_no_folders_behind(tmp_path: Path) -> None:
+    root = synthetic_site(tmp_path / "syn", authors=5, records=3)
+    (root / "templates").mkdir()
+    (root / "templates/404.html").write_text("{{ undefined_function() }}")
+    with pytest.raises(SiteError):
+        build(root, workers=2)
+    assert sorted(p.name for p in root.iterdir() if p.name.startswith(".output")) == []
