@@ -325,7 +325,7 @@ def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, 
         # in and its manifest written there is none, so a kill in between costs a full rebuild, never a stale page.
         started = time.perf_counter()
         log.debug("staging ready after %.2f s", started - clock.start)
-        reuse, run = jobs.split(planned, manifest, target)
+        reuse, run = jobs.split(planned, manifest, target, staged.missing)
         path.unlink(missing_ok=True)
         staged.place(staging, target, manifest, reuse, run)
         rendered[0] = len(run)

@@ -66,8 +66,14 @@ def source_description(source: Source) -> dict[str, Any]:
 
 
 def cache_file(cache_dir: Path, slug: str, source: Source) -> Path | None:
+    rel = cache_rel(slug, source)
+    return cache_dir / rel if rel else None
+
+
+def cache_rel(slug: str, source: Source) -> str | None:
+    """The path of ``source``'s cache file in the cache folder; None for typed-in records."""
     key = source_key(source)
-    return cache_dir / slug / f"{key}.json" if key else None
+    return f"{slug}/{key}.json" if key else None
 
 
 def read_entry(path: Path,

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from itertools import repeat
 from operator import attrgetter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Collection, Iterable, Mapping, Sequence
 
 from generator.canonical import plain_seq as _plain_seq, same as _same
 from generator.inputs import code_digest, hash_files, theme_tops
@@ -88,6 +88,7 @@ class Digester:
         self._joined: dict[int, tuple[Sequence[Record], bytes]] = {}   # an author's records -> their digests (keep)
         self._reads: dict[str, tuple[int, tuple[Any, ...], bytes]] = {}   # path -> (generation, reads, digest)
         self._small = attrgetter(*self._SMALL_FIELDS)
+        self._listed_digest: tuple[object, bytes] = (None, b"")   # (the map digested, its digest): listed
 
     def renew(self, site: SiteModel) -> None:
         """Ready for planning ``site``, keeping what still holds: a record's digest while the
@@ -186,6 +187,18 @@ class Digester:
         all that their digests are made of (``record``)."""
         listed = tuple(map(self._listed.get, map(_KEY, records), repeat(())))   # in C: 100,000 a rebuild
         return hashlib.sha256(marshal.dumps(listed, 2)).digest()
+
+    def listed(self) -> bytes:
+        """The digest of who lists every record of the site (``site.record_authors``, in its
+        order): while it is the last build's, so is each author's ``listing`` (11 ms at 1,000 x
+        100, against 60 ms for every author's)."""
+        if self._listed_digest[0] is not self._listed:
+            try:
+                d = hashlib.sha256(marshal.dumps(self._listed, 2)).digest()
+            except ValueError:   # (not plain data: never equal to a digest kept)
+                d = b""
+            self._listed_digest = (self._listed, d)
+        return self._listed_digest[1]
 
     def known(self, value: object, records: Sequence[Record]) -> tuple[bytes, bytes] | None:
         """(the digests of ``records`` joined, the encoding of the dataclass ``value``) as made by
@@ -347,14 +360,19 @@ def unchanged(manifest: Manifest | None, inputs: str, out_dir: Path) -> bool:
     return all((out_dir / rel).exists() for rel in manifest.outputs)
 
 
-def split(jobs: Iterable[Job], manifest: Manifest | None, old_out: Path) -> tuple[list[Job], list[Job]]:
-    """(reuse, run): a job is reused when the manifest holds its digest and its old output exists."""
+def split(jobs: Iterable[Job], manifest: Manifest | None, old_out: Path,
+          missing: Collection[str] | None = None) -> tuple[list[Job], list[Job]]:
+    """(reuse, run): a job is reused when the manifest holds its digest and its old output exists.
+    ``missing``: the manifest's outputs that are not files in ``old_out``, when known (the
+    helper that linked the others says which: generator.prelink), so that no file is stat'ed."""
     reuse: list[Job] = []
     run: list[Job] = []
     outputs = manifest.outputs if manifest is not None else {}
     top = os.fspath(old_out)   # (strings: a Path a job cost more than the stat, 9,000 jobs a build)
     for job in jobs:
-        same = outputs.get(job.rel_path) == job.digest and os.path.exists(os.path.join(top, job.rel_path))
+        rel = job.rel_path
+        same = outputs.get(rel) == job.digest and (
+            rel not in missing if missing is not None and not job.folder else os.path.exists(os.path.join(top, rel)))
         (reuse if same else run).append(job)
     return reuse, run
 

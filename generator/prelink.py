@@ -267,6 +267,11 @@ class Staging:
         self.base = self.prelink.size if self.seeded and self.prelink is not None else None
         return self.seeded
 
+    @property
+    def missing(self) -> frozenset[str] | None:
+        """The last build's outputs that the helper found no file of, when its report is known."""
+        return self.prelink.skipped if self.base is not None and self.prelink is not None else None
+
     def place(self, staging: Path, out_dir: Path, manifest: Manifest | None, reuse: list[Job], run: list[Job]) -> None:
         """Link the ``reuse`` jobs' outputs into ``staging`` from ``out_dir`` (those the helper has
         not); remove the helper's files of other jobs (``prune``). ``run`` are the jobs to make."""
@@ -276,7 +281,7 @@ class Staging:
             removed, self.emptied = prune(staging, manifest, {j.rel_path for j in reuse})
             if self.base is not None:
                 self.base = SiteSize(self.base.files - removed.files, self.base.bytes - removed.bytes)
-        skipped = self.prelink.skipped if self.base is not None and self.prelink is not None else None
+        skipped = self.missing
         made: set[str] = set()
         for job in reuse:
             if job.folder or not self.seeded or (job.rel_path in skipped if skipped is not None

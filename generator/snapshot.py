@@ -29,6 +29,7 @@ import logging
 import os
 import pickle
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from generator import cache, hollow
@@ -50,8 +51,10 @@ RECORDS = "assembled-records"   # every field of a kept author's records, read w
 DIGESTS = "author-digests"   # the entry of every author's job digests (Authors.keep_digests)
 
 
-# slug -> (part key, listings' digest, its records' digests joined, its encoding): Authors.keep_digests
+# slug -> (part key, listings' digest, its records' digests joined, its encoding): Authors.keep_digests;
+# and _LISTED -> (Digester.listed, b"", b"", b"")
 Kept = Mapping[str, tuple[bytes, bytes, bytes, bytes]]
+_LISTED = ""   # (no author's slug)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,10 +92,12 @@ class Authors:
         ``Digester.listing``, are the same), and the content digests of the other authors'
         records. Returns what ``parsed`` held (for ``keep_digests``)."""
         last = _kept_digests(parsed)
+        listed = last.get(_LISTED)
+        same = listed is not None and listed[0] == digester.listed()   # then every author's listing too
         taken = 0
         for part, key in zip(self.parts, self.keys):
             e = last.get(part.author.slug)
-            if e is not None and e[0] == key and e[1] == digester.listing(part.author.records):
+            if e is not None and e[0] == key and (same or e[1] == digester.listing(part.author.records)):
                 digester.keep(part.author, part.author.records, (e[2], e[3]))
                 taken += 1
             else:   # (a kept author's records need no content digest: theirs are kept whole)
@@ -113,6 +118,7 @@ class Authors:
                 kept[part.author.slug] = e   # its records' digests, which hold their listings, are the same
             else:
                 kept[part.author.slug] = (key, digester.listing(part.author.records), *known)
+        kept[_LISTED] = (digester.listed(), b"", b"", b"")
         if kept != last:
             parsed.put(DIGESTS, "site", b"", kept)
 
@@ -131,11 +137,14 @@ def part_key(a: AuthorConfig, config: SiteConfig, inputs: Inputs, canon: Digeste
     (config.authors), when it names no photo (whose file is read too); else by its value
     (1,000 configurations digested cost a rebuild 40 ms)."""
     h = hashlib.sha256(f"{FORMAT}\0{config.citations!r}\0".encode())
-    source = inputs.files.get(str(config.root / a.path)) if a.photo is None else None
+    # (strings, not Path joins: 5,000 of them cost a rebuild 15 ms)
+    source = inputs.files.get(os.path.join(config.root, a.path)) if a.photo is None else None
     h.update(b"file:" + source + json.dumps(config.groups).encode() if source is not None else canon.digest(a))
-    for source in a.sources:
-        path = cache.cache_file(config.cache_path, a.slug, source)
-        digest = b"typed-in" if path is None else inputs.file_digest(path) or b"none"
+    folder = str(config.cache_path)
+    for s in a.sources:
+        rel = cache.cache_rel(a.slug, s)
+        path = None if rel is None else os.path.join(folder, rel)
+        digest = b"typed-in" if path is None else inputs.files.get(path) or inputs.file_digest(Path(path)) or b"none"
         h.update(b"\0" + digest)
     return h.digest()
 

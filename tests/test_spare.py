@@ -262,3 +262,20 @@ def test_a_failed_first_build_leaves_no_folders_behind(tmp_path: Path) -> None:
     with pytest.raises(SiteError):
         build(root, workers=2)
     assert sorted(p.name for p in root.iterdir() if p.name.startswith(".output")) == []
+
+
+@pytest.mark.parametrize("workers", [1, 2], ids=["inline", "prelinked"])
+def test_an_output_removed_by_hand_is_made_again_by_the_next_build(tmp_path: Path, workers: int) -> None:
+    """A job whose digest is unchanged is reused only if its output is there: the helper's
+    report says which it did not find (``jobs.split``), and a folder output is looked for."""
+    root = synthetic_site(tmp_path / "syn", authors=5, records=3)
+    build(root, workers=workers)
+    _edit(root, "", "affiliation: Elsewhere\n")
+    build(root, workers=workers)
+    page = root / "output/subjects/index.html"
+    page.unlink()
+    shutil.rmtree(root / "output/search")
+    _edit(root, "Elsewhere", "Somewhere")
+    res = build(root, workers=workers)
+    assert page.is_file() and (root / "output/search").is_dir() and res.reused > 0
+    assert_same_as_clean(root, tmp_path, f"removed-{workers}")
