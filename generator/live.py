@@ -244,7 +244,8 @@ class LiveSite:
             return load_config(self.root, self.base_url, self.parsed)
         if not any(p.startswith(_AUTHORS) for p in stale):
             return self.config
-        authors = load_authors(self.root, self.parsed, {a.path: a for a in self.config.authors if a.path not in stale})
+        authors = load_authors(self.root, self.parsed, {a.path: a for a in self.config.authors if a.path not in stale},
+                               groups=self.config.groups)   # (as load_site reads them: 'group' is checked against them)
         if not authors:
             return load_config(self.root, self.base_url, self.parsed)   # reports it as the build does
         return dataclasses.replace(self.config, authors=authors)

@@ -176,6 +176,25 @@ def test_a_broken_edit_changes_nothing_and_the_fix_is_picked_up(site: Path, tmp_
     _same_as_clean(live, tmp_path)
 
 
+def test_an_author_edit_naming_a_group_site_yaml_lacks_is_refused_as_the_build_refuses_it(
+        site: Path, tmp_path: Path) -> None:
+    """serve reads an edited author file as ``build`` does: with site.yaml's groups, so a
+    'group' that is not one of them is the same error, and the right one is taken."""
+    (site / "site.yaml").write_text((site / "site.yaml").read_text() + "groups: [Current members, Alumni]\n")
+    live = _live(site, tmp_path)
+    live.update(None)
+    author = site / "content/authors/a004.yaml"
+    good = author.read_text()
+    author.write_text(good + "group: Visitors\n")
+    with pytest.raises(SiteError) as err:
+        live.update(["content/authors/a004.yaml"])
+    assert "content/authors/a004.yaml" in str(err.value) and "'group' must be one of site.yaml's groups" in str(err.value)
+    author.write_text(good + "group: Alumni\n")
+    live.update(["content/authors/a004.yaml"])
+    assert "Alumni" in (live.out_dir / "index.html").read_text()
+    _same_as_clean(live, tmp_path)
+
+
 def test_a_template_edit_goes_the_whole_way_and_search_follows(site: Path, tmp_path: Path) -> None:
     live = _live(site, tmp_path, search=True)
     live.update(None)
