@@ -323,8 +323,8 @@ class Skeleton:
     build's helper then links the files into folders that exist. Without it that helper made
     6,000 folders at 1,000 x 100 (0.6 s, and up to 1.1 s the build waited for it). Not a fork of
     the build: a forked copy of a process that holds the whole site counts its memory again.
-    Only an accelerator: a process that failed or is not done when the build is leaves no spare
-    (what it made is removed), and the spare it leaves is one like any other (``link_outputs``)."""
+    Only an accelerator: a build that fails keeps nothing of it, and the spare it leaves (whole,
+    or what it made by the time the build was done) is one like any other (``link_outputs``)."""
 
     def __init__(self, proc: subprocess.Popen[bytes], folder: Path) -> None:
         self.proc, self.folder = proc, folder
@@ -347,9 +347,12 @@ class Skeleton:
         return cls(proc, folder)
 
     def finish(self, out_dir: Path) -> None:
-        """Once the build is in place: its folders become the spare if the process is done."""
-        if self.proc.poll() == 0 and not os.path.lexists(spare_dir(out_dir)) and self.folder.is_dir() \
-                and not self.folder.is_symlink():
+        """Once the build is in place: the folders made so far become the spare (the process is
+        stopped if it is not done; the next build's helper makes the others)."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        if not os.path.lexists(spare_dir(out_dir)) and self.folder.is_dir() and not self.folder.is_symlink():
             os.rename(self.folder, spare_dir(out_dir))
         self.stop()
 
@@ -362,8 +365,10 @@ class Skeleton:
             shutil.rmtree(self.folder, ignore_errors=True)
 
 
-# The process's work: the folder named first on its input, then each folder named after it, in it.
+# The process's work: the folder named first on its input, then each folder named after it, in
+# it; at the lowest priority, so that it takes from the build only a core the build leaves idle.
 _MAKE_FOLDERS = """import os, sys
+os.nice(19)
 top, *rels = sys.stdin.buffer.read().split(b"\\0")
 os.mkdir(top, 0o755)
 for rel in rels:
