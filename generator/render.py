@@ -28,7 +28,7 @@ from generator.model import Author, Record, SiteModel, Subject, SubjectHeading
 from generator.routes import Route, Urls
 from generator.taxonomy import Taxonomy
 from generator.tasks import Task, author_group, subject_group
-from generator.template_globals import entry_updated, template_filters, template_globals
+from generator.template_globals import newest_update, template_filters, template_globals
 from generator.venues import venue_index
 
 
@@ -131,7 +131,7 @@ def _group_subjects(subjects: Iterable[Subject], taxonomy: Taxonomy) -> list[dic
 
 def _feed(page: Route, title: str, subtitle: str, records: tuple[Record, ...], group: str = "site") -> PagePlan:
     """The Atom feed of the page at ``page``; updated = newest record, not the clock."""
-    updated = max((entry_updated(r) for r in records), default="1970-01-01T00:00:00Z")
+    updated = newest_update(records)
     ctx = {"page_kind": "feed", "feed_title": title, "feed_subtitle": subtitle, "alternate": page.url,
            "records": records, "updated": updated}
     return PagePlan(routes.feed_of(page.url), "feed.xml", ctx, False, group, len(records) + 1)

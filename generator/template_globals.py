@@ -10,7 +10,8 @@ function of the site, bound with ``functools.partial``: no markup is written in 
 from __future__ import annotations
 
 import functools
-from typing import Any, Iterable, Mapping, NamedTuple
+from operator import attrgetter
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 import jinja2
 from markupsafe import Markup
@@ -28,6 +29,18 @@ def entry_updated(r: Record) -> str:
     """When a record last changed, for feeds: its update, else its first version, else 1 January
     of its year (a feed entry must carry a date; the build's clock would break reproducibility)."""
     return r.updated or r.published or f"{r.year or 1970}-01-01T00:00:00Z"
+
+
+_UPDATED = attrgetter("updated")
+
+
+def newest_update(records: Sequence[Record], default: str = "1970-01-01T00:00:00Z") -> str:
+    """The latest ``entry_updated`` of ``records`` (a feed's date): in C when every record has its
+    update (arXiv's always do), as 1,000 authors' and 43 subjects' feeds are planned each build."""
+    updates = list(map(_UPDATED, records))
+    if all(updates):
+        return max(updates, default=default)
+    return max(map(entry_updated, records), default=default)
 
 
 def by_year(records: Iterable[Record]) -> list[tuple[int | None, list[Record]]]:
