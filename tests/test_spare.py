@@ -37,7 +37,7 @@ def test_a_build_seeded_from_the_spare_gives_a_clean_build(tmp_path: Path, worke
     build(root, workers=workers)
     spare = spare_dir(root / "output")
     assert not (spare.exists() and _files(spare)), "a first build has no previous build to keep"
-    assert spare.is_dir() == (workers == 2), "its folders are kept for the next (generator.prelink.Skeleton)"
+    assert workers == 2 or not spare.exists(), "its folders are kept for the next only by a second process"
     _edit(root, "", "affiliation: Elsewhere\n")
     build(root, workers=workers)
     assert spare.is_dir() and _files(spare), "the build before the last is kept as it was swapped out"
@@ -225,7 +225,7 @@ def test_the_first_rebuild_links_a_new_folder_normalized_whatever_the_umask(tmp_
     may have made them other than 0755."""
     root = synthetic_site(tmp_path / "syn", authors=5, records=3)
     build(root, workers=2)
-    shutil.rmtree(spare_dir(root / "output"))   # (the first build's folders, generator.prelink.Skeleton)
+    shutil.rmtree(spare_dir(root / "output"), ignore_errors=True)   # (the first build's folders: prelink.Skeleton)
     os.chmod(root / "output/subjects/index.html", 0o600)
     old = os.umask(umask)
     try:
@@ -239,16 +239,29 @@ def test_the_first_rebuild_links_a_new_folder_normalized_whatever_the_umask(tmp_
 
 
 def test_a_first_build_keeps_its_folders_as_the_spare_of_the_next(tmp_path: Path) -> None:
-    """A first build (no output yet) has a small process make its folders while it renders;
-    they are the next build's spare, which that build's helper fills."""
+    """A first build (no output yet) has a small process make its folders while it renders (at
+    the lowest priority: on a busy machine it may not be done, and what it made is kept); they
+    are the next build's spare, which that build's helper fills."""
+    from generator.prelink import Skeleton
+
+    out = tmp_path / "site" / "output"
+    out.parent.mkdir()
+    files = ["index.html", "authors/a/index.html", "authors/a/feed.xml", "subjects/cs.CL/page/2/index.html"]
+    made = Skeleton.start(out, files, workers=2)
+    assert made is not None and Skeleton.start(out, files, workers=1) is None, "only with a core to spare"
+    made.proc.wait()
+    out.mkdir()   # the build, in place
+    made.finish(out)
+    spare = spare_dir(out)
+    assert sorted(os.path.relpath(d, spare) for d, _, _ in os.walk(spare)) == [
+        ".", "authors", "authors/a", "subjects", "subjects/cs.CL", "subjects/cs.CL/page", "subjects/cs.CL/page/2"]
+    assert _files(spare) == [] and _walk_modes(spare)[0] == {"0o755"}
+    assert not made.folder.exists() and Skeleton.start(out, files, workers=2) is None, "not beside an output"
+
     root = synthetic_site(tmp_path / "syn", authors=5, records=3)
     build(root, workers=2)
     spare = spare_dir(root / "output")
-    folders = {os.path.relpath(d, spare) for d, _, _ in os.walk(spare)}
-    pages = {os.path.relpath(d, root / "output") for d, _, names in os.walk(root / "output") if "index.html" in names}
-    assert pages <= folders <= {os.path.relpath(d, root / "output") for d, _, _ in os.walk(root / "output")}
-    assert _files(spare) == [] and _walk_modes(spare)[0] == {"0o755"}
-    assert not list(tmp_path.glob("syn/.output.authorsite-prelink-*")), "nothing else is left"
+    assert _files(spare) == [] and not list(tmp_path.glob("syn/.output.authorsite-prelink-*")), "nothing else"
     _edit(root, "", "affiliation: Elsewhere\n")
     res = build(root, workers=2)
     assert res.reused > 0 and res.size == measure(root / "output")
