@@ -349,7 +349,6 @@ def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, 
         total, size = write_site(produce, static_dirs(config.root, config.theme), target, site_root=config.root,
                                  seed=functools.partial(staged.seed, manifest, target),
                                  normalize=functools.partial(staged.normalize, planned))
-        staged.kept(target)
         clock.stage("swap")
         jobs.Manifest(inputs, {j.rel_path: j.digest for j in planned}).write(path)
     return total, size, rendered[0]

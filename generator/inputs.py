@@ -113,7 +113,7 @@ class Inputs:
     digest: str
     files: Mapping[str, bytes]   # the file's path (as os.walk gives it) -> SHA-256 of its bytes
 
-    def file_digest(self, path: Path) -> bytes | None:
+    def file_digest(self, path: Path | str) -> bytes | None:
         """The digest of ``path``'s bytes: the one read at the start of the build when it was an
         input then, else read now; None when it is not a file."""
         found = self.files.get(str(path))

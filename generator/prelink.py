@@ -192,8 +192,7 @@ class Prelink:
 
         stop_helper(self.pid)
         self.pid = -1
-        if self.folder.is_dir() and not self.folder.is_symlink():
-            shutil.rmtree(self.folder, ignore_errors=True)
+        _remove(self.folder)
 
     def _wait(self) -> bool:
         """Whether the helper finished (exit status 0); it is reaped."""
@@ -259,7 +258,6 @@ class Staging:
         self.base: SiteSize | None = None      # what the helper's folder holds (its report), if known
         self.files: list[str] = []             # the outputs (files, or folders) linked or made by the build
         self.emptied: set[str] = set()         # the folders a file was removed from
-        self._skeleton: Skeleton | None = None
 
     def seed(self, manifest: Manifest | None, out_dir: Path, staging: Path) -> bool:
         """Take the helper's folder as ``staging`` if it linked ``manifest`` (``Prelink.take``)."""
@@ -293,19 +291,17 @@ class Staging:
     @contextlib.contextmanager
     def skeleton(self, out_dir: Path, planned: list[Job], workers: int) -> Iterator[None]:
         """Around a first build (no ``out_dir`` yet): its folders made meanwhile (``Skeleton``),
-        kept as the spare by ``kept``, else removed."""
-        self._skeleton = Skeleton.start(out_dir, [j.rel_path for j in planned if not j.folder], workers) \
+        kept as the spare when the body (the whole build) succeeds, else removed."""
+        made = Skeleton.start(out_dir, [j.rel_path for j in planned if not j.folder], workers) \
             if self.prelink is None else None
         try:
             yield
-        finally:
-            if self._skeleton is not None:
-                self._skeleton.stop()
-
-    def kept(self, out_dir: Path) -> None:
-        """The build is in place: the skeleton's folders become its spare."""
-        if self._skeleton is not None:
-            self._skeleton.finish(out_dir)
+        except BaseException:
+            if made is not None:
+                made.stop()
+            raise
+        if made is not None:
+            made.finish(out_dir)
 
     def normalize(self, planned: list[Job], staging: Path) -> SiteSize:
         """``output.normalize_tree`` of ``staging`` once every job has run, walking only what the
@@ -349,20 +345,26 @@ class Skeleton:
     def finish(self, out_dir: Path) -> None:
         """Once the build is in place: the folders made so far become the spare (the process is
         stopped if it is not done; the next build's helper makes the others)."""
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
+        self._halt()
         if not os.path.lexists(spare_dir(out_dir)) and self.folder.is_dir() and not self.folder.is_symlink():
             os.rename(self.folder, spare_dir(out_dir))
-        self.stop()
+        _remove(self.folder)
 
     def stop(self) -> None:
-        """Stop the process if it still runs, and remove its folder if it was not kept."""
+        """Stop the process if it still runs, and remove its folder."""
+        self._halt()
+        _remove(self.folder)
+
+    def _halt(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait()
-        if self.folder.is_dir() and not self.folder.is_symlink():
-            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _remove(folder: Path) -> None:
+    """Remove a helper's folder (never through a link planted there)."""
+    if folder.is_dir() and not folder.is_symlink():
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 # The process's work: the folder named first on its input, then each folder named after it, in

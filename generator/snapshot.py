@@ -29,7 +29,6 @@ import logging
 import os
 import pickle
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from generator import cache, hollow
@@ -144,7 +143,7 @@ def part_key(a: AuthorConfig, config: SiteConfig, inputs: Inputs, canon: Digeste
     for s in a.sources:
         rel = cache.cache_rel(a.slug, s)
         path = None if rel is None else os.path.join(folder, rel)
-        digest = b"typed-in" if path is None else inputs.files.get(path) or inputs.file_digest(Path(path)) or b"none"
+        digest = b"typed-in" if path is None else inputs.file_digest(path) or b"none"
         h.update(b"\0" + digest)
     return h.digest()
 
