@@ -64,7 +64,8 @@ def record_authors(authors: Iterable[Author]) -> dict[str, tuple[str, ...]]:
 
 
 def newest(authors: Iterable[Author], count: int) -> tuple[Record, ...]:
-    """The ``count`` newest records of all ``authors``, each once (the first author's, by key)."""
+    """The ``count`` newest records of all ``authors``, each once by key: the copy of the last
+    author who lists it, in the place of the first (copies of one key are usually equal)."""
     unique = {r.key: r for a in authors for r in a.records}.values()
     return tuple(heapq.nlargest(count, unique, key=_newest_key))   # sort_newest_first(...)[:count], as documented
 

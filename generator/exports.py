@@ -64,6 +64,23 @@ def _balanced(text: str) -> str:
     return text
 
 
+_SPECIAL = re.compile(r"(?<!\\)([&%#])")
+_UNDERSCORE = re.compile(r"(?<!\\)_")
+_DOLLAR = re.compile(r"(?<!\\)\$")
+
+
+def _tex_text(text: str) -> str:
+    """A title or venue as TeX can set it: ``&``, ``%`` and ``#`` escaped wherever they are bare
+    (arXiv's "Promises & Perils", DBLP's plain text), ``_`` where it is outside math."""
+    if "&" in text or "%" in text or "#" in text:
+        text = _SPECIAL.sub(r"\\\1", text)
+    if "_" in text:
+        parts = _DOLLAR.split(text)
+        parts[::2] = [_UNDERSCORE.sub(r"\\_", p) for p in parts[::2]]
+        text = "$".join(parts)
+    return text
+
+
 def _ascii_word(text: str) -> str:
     if text.isascii():
         return _NOT_ASCII_WORD.sub("", text.lower())
@@ -79,12 +96,23 @@ _PROCEEDINGS = re.compile(
 )
 
 
+# DBLP's key names the kind of a publication (conf/sigmod/..., journals/pvldb/..., phd/...),
+# where the venue's text does not: "Proc. VLDB Endow." is a journal.
+_DBLP_KIND = {"conf": "proceedings", "journals": "journal", "phd": "thesis"}
+
+
 def venue_kind(r: Record) -> tuple[str, str | None]:
-    """("proceedings" | "journal" | "preprint", the venue text): from the journal_ref, else the
-    record's published venue. One answer for BibTeX's entry type and CSL's item type."""
+    """("proceedings" | "journal" | "thesis" | "preprint", the venue text): from the journal_ref,
+    else the record's published venue, of the kind DBLP's key says when DBLP gave it. One answer
+    for BibTeX's entry type and CSL's item type."""
     venue = r.journal_ref or r.venue
     if not venue:
         return "preprint", None
+    if not r.journal_ref:
+        kinds = {_DBLP_KIND.get(k.split("/", 1)[0]) for scheme, k in r.source_ids
+                 if scheme == "dblp" and not k.startswith("journals/corr/")}
+        if len(kinds) == 1 and None not in kinds:
+            return kinds.pop(), venue
     return ("proceedings" if _PROCEEDINGS.search(venue) else "journal"), venue
 
 
@@ -101,16 +129,17 @@ def _bibtex_fields(r: Record) -> tuple[str, list[tuple[str, str]]]:
     """The entry type and fields of one record, as arXiv's own BibTeX export writes them
     (no abstract: arXiv's has none; it is in the CSL-JSON and on the page). @article and
     @inproceedings only when their required fields (journal/booktitle, author, year) are all there."""
-    fields = [("title", "{" + _balanced(r.title) + "}")]
+    fields = [("title", "{" + _balanced(_tex_text(r.title)) + "}")]
     if r.authors:
         fields.append(("author", " and ".join([_bibtex_person(p.name) for p in r.authors])))
     kind, venue = venue_kind(r)
     entry = "misc"
     if venue is not None:
         if r.authors and r.year:
-            entry = "inproceedings" if kind == "proceedings" else "article"
-        field_name = {"inproceedings": "booktitle", "article": "journal"}.get(entry, "howpublished")
-        fields.append((field_name, _balanced(venue)))
+            entry = {"proceedings": "inproceedings", "thesis": "phdthesis"}.get(kind, "article")
+        field_name = {"inproceedings": "booktitle", "article": "journal", "phdthesis": "school"}.get(
+            entry, "howpublished")
+        fields.append((field_name, _balanced(_tex_text(venue))))
     if r.year:
         fields.append(("year", str(r.year)))
     if r.arxiv_id:
@@ -131,14 +160,22 @@ def _bibtex_person(name: str) -> str:
     return bibtex_name(_LONE_BACKSLASH.sub("", _CONTROL.sub("", name).replace("{", "").replace("}", "")))
 
 
+def bibtex_keys(author: Author) -> list[str]:
+    """Each record's key, in the author's order. Records that share a key are told apart
+    oldest first ("wang2026flash", then "wang2026flasha" ...), so a newer record takes the next
+    letter and a key already cited keeps naming the same paper."""
+    keys = [bibtex_key(r, author) for r in author.records]
+    seen: dict[str, int] = {}
+    for i in reversed(range(len(keys))):          # records are newest first
+        n = seen[keys[i]] = seen.get(keys[i], 0) + 1
+        if n > 1:
+            keys[i] = f"{keys[i]}{chr(ord('a') + n - 2)}" if n < 28 else f"{keys[i]}{n}"
+    return keys
+
+
 def to_bibtex(author: Author) -> bytes:
     entries = []
-    seen: dict[str, int] = {}
-    for r in author.records:
-        key = bibtex_key(r, author)
-        seen[key] = seen.get(key, 0) + 1
-        if seen[key] > 1:
-            key = f"{key}{chr(ord('a') + seen[key] - 2)}" if seen[key] < 28 else f"{key}{seen[key]}"
+    for r, key in zip(author.records, bibtex_keys(author)):
         kind, fields = _bibtex_fields(_with_authors(r, author))
         body = ",\n".join(f"\t{name} = {{{value}}}" for name, value in fields)
         entries.append(f"@{kind}{{{key},\n{body}\n}}\n")
@@ -178,7 +215,8 @@ def _published_parts(date: str) -> list[list[int]]:
     return [[y, m, d]]
 
 
-_CSL_TYPE = {"journal": "article-journal", "proceedings": "paper-conference", "preprint": "article"}
+_CSL_TYPE = {"journal": "article-journal", "proceedings": "paper-conference", "thesis": "thesis",
+             "preprint": "article"}
 
 
 def csl_item(r: Record) -> dict[str, Any]:
@@ -199,7 +237,10 @@ def csl_item(r: Record) -> dict[str, Any]:
         item["abstract"] = tex_to_text(r.abstract)
     if r.doi:
         item["DOI"] = r.doi
-    if venue:
+    if venue and kind == "thesis":    # the school publishes a thesis; it is in no container
+        item["genre"] = "PhD thesis"
+        item["publisher"] = venue
+    elif venue:
         item["container-title"] = venue
     if r.arxiv_id and kind == "preprint":  # as Zotero writes an arXiv preprint
         item["number"] = f"arXiv:{r.arxiv_id}"

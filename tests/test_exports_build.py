@@ -80,9 +80,10 @@ def check_bibtex(out: Path) -> int:
         assert len(formatted) == len(lib.entries)
         for e in lib.entries:
             fields = e.fields_dict
-            venue = "journal" in fields or "booktitle" in fields
+            venue = "journal" in fields or "booktitle" in fields or "school" in fields
             assert e.entry_type == ("article" if "journal" in fields else
-                                    "inproceedings" if "booktitle" in fields else "misc")
+                                    "inproceedings" if "booktitle" in fields else
+                                    "phdthesis" if "school" in fields else "misc")
             assert venue or e.entry_type == "misc"  # eprint (and doi) only: @misc
             assert "abstract" not in fields
         entries += len(lib.entries)

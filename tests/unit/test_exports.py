@@ -168,3 +168,52 @@ def test_json_exports_are_the_bytes_json_dumps_writes() -> None:
     records = sample_records()
     items = json.loads(to_csl_json(author_of(records)))
     assert to_csl_json(author_of(records)) == (json.dumps(items, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+
+
+def _rec(key: str, title: str, published: str, **kw: object) -> Record:
+    return Record(key=key, title=title, year=int(published[:4]), published=published,
+                  authors=(Person("Li Wang"),), **kw)  # type: ignore[arg-type]
+
+
+def test_a_newer_record_takes_the_next_key_and_cited_keys_stay() -> None:
+    """Keys that collide are told apart oldest first: a new paper must not take a key a reader
+    has already cited (helper audit: "wang2026flashprefill" moved to the new V3)."""
+    v1 = _rec("arxiv:1", "FlashPrefill", "2026-01-05T00:00:00Z")
+    v2 = _rec("arxiv:2", "FlashPrefill V2", "2026-03-01T00:00:00Z")
+    v3 = _rec("arxiv:3", "FlashPrefill V3", "2026-06-01T00:00:00Z")
+    before = dict(zip(entry_types(to_bibtex(author_of((v2, v1))).decode()), ("V2", "V1")))
+    after = dict(zip(entry_types(to_bibtex(author_of((v3, v2, v1))).decode()), ("V3", "V2", "V1")))
+    assert before == {"wang2026flashprefilla": "V2", "wang2026flashprefill": "V1"}
+    assert after == {**before, "wang2026flashprefillb": "V3"}
+
+
+@pytest.mark.parametrize(("title", "written"), [
+    ("ChatGPT and Software Testing Education: Promises & Perils",
+     "ChatGPT and Software Testing Education: Promises \\& Perils"),
+    ("Q&A over 50% of Trees_2 #data", "Q\\&A over 50\\% of Trees\\_2 \\#data"),
+    ("Bounds for $x_1 + y_{ij}$ and a_b", "Bounds for $x_1 + y_{ij}$ and a\\_b"),   # math keeps its _
+    ("Already \\& escaped \\_ and \\% done", "Already \\& escaped \\_ and \\% done"),
+])
+def test_bibtex_titles_escape_what_tex_cannot_set(title: str, written: str) -> None:
+    bib = to_bibtex(author_of((_rec("arxiv:1", title, "2024-01-01T00:00:00Z", venue="SIGMOD Conference & Co"),))).decode()
+    assert "\ttitle = {{" + written + "}}," in bib
+    assert "{SIGMOD Conference \\& Co}" in bib
+    assert len(formats_with_pybtex(bib)) == 1
+
+
+def test_dblp_keys_decide_journal_conference_and_thesis() -> None:
+    """"Proc. VLDB Endow." reads like proceedings, but DBLP files it under journals/; a phd/
+    key is a thesis: @phdthesis with its school, CSL "thesis" published by the school."""
+    pvldb = _rec("doi:1", "Learned Indexes", "2025-01-01T00:00:00Z", venue="Proc. VLDB Endow.",
+                 source_ids=(("dblp", "journals/corr/abs-2401-99999"), ("dblp", "journals/pvldb/DoeS25")))
+    conf = _rec("doi:2", "Query Plans", "2024-01-01T00:00:00Z", venue="SIGMOD 2024",
+                source_ids=(("dblp", "conf/sigmod/DoeLS24"),))
+    phd = _rec("title:3", "Indexing Without Trees", "2020-01-01T00:00:00Z", venue="Example University",
+               source_ids=(("dblp", "phd/Doe20"),))
+    assert [venue_kind(r)[0] for r in (pvldb, conf, phd)] == ["journal", "proceedings", "thesis"]
+    bib = to_bibtex(author_of((pvldb, conf, phd))).decode()
+    assert list(entry_types(bib).values()) == ["article", "inproceedings", "phdthesis"]
+    assert "\tschool = {Example University}" in bib and len(formats_with_pybtex(bib)) == 3
+    thesis = json.loads(to_csl_json(author_of((phd,))))[0]
+    assert (thesis["type"], thesis["genre"], thesis["publisher"]) == ("thesis", "PhD thesis", "Example University")
+    assert "container-title" not in thesis
