@@ -49,7 +49,7 @@ def _chips_match_filter(browser, root: Path, slugs: list[str]) -> list[str]:  # 
                 problems.append(f"{slug}: no chip for {sorted(missing)}")
             for code, n in chips:
                 page.click(f'[data-filter-bar] a[data-subject="{code}"]')
-                shown = page.locator("li.record:visible").count()
+                shown = page.locator("section.year li.record:visible").count()   # the list, not the pinned
                 if shown != n:
                     problems.append(f"{slug}: chip {code} says {n}, the filter shows {shown}")
                 page.click(f'[data-filter-bar] a[data-subject="{code}"]')   # off again
@@ -93,3 +93,43 @@ def test_changed_pages_pass_axe(sites: dict[str, Path], browser, scheme: str) ->
             found += [format_axe(v, f"{rel} ({scheme})") for v in run_axe(page)]
         page.close()
     assert not found, "\n".join(found)
+
+
+def test_filter_keyboard_pinned_and_no_script(sites: dict[str, Path], browser) -> None:  # noqa: ANN001
+    """What an audit of the theme found, in Chromium on the demo's Jane Doe (a pinned cs.DS record):
+    a chip announced as a button answers Space; "Selected publications" stays while the list is
+    filtered, and no year link points to a hidden year; one record reads "1 record"; without
+    JavaScript the list controls stay hidden (a display rule had shown them, doing nothing)."""
+    with static_server(sites["demo"], BASE_PATH) as url:
+        page = browser.new_page()
+        watch = PageWatch(page, url)
+        page.goto(url + routes.author("jane-doe").url)
+        chip = page.locator('[data-filter-bar] a[data-subject="cs.DS"]')
+        chip.focus()
+        page.keyboard.press("Space")
+        assert chip.get_attribute("aria-pressed") == "true"
+        assert page.evaluate("window.scrollY") == 0
+        shown = page.locator("section.year li.record:visible").count()
+        assert page.locator("#filter-status").text_content() == f"{shown} record{'' if shown == 1 else 's'} in cs.DS"
+        assert page.locator(".pinned li.record:visible").count() == page.locator(".pinned li.record").count() > 0
+        for link in page.locator('[data-filter-bar] a[href^="#year-"]').all():
+            target = page.locator(link.get_attribute("href"))
+            assert link.is_visible() == target.is_visible(), link.get_attribute("href")
+        page.keyboard.press("Space")
+        assert chip.get_attribute("aria-pressed") == "false"
+        assert page.locator("li.record:visible").count() == page.locator("li.record").count()
+        page.emulate_media(media="print")
+        after = page.eval_on_selector(".record-title a[href^='http']",
+                                      "a => getComputedStyle(a, '::after').content")
+        assert "http" in after or "attr(href)" in after, after
+        problems = watch.problems()
+        page.close()
+        context = browser.new_context(java_script_enabled=False)
+        try:
+            bare = context.new_page()
+            bare.goto(url + routes.author("jane-doe").url)
+            assert bare.locator("[data-list-controls]").count() == 1
+            assert not bare.locator("[data-list-controls]").is_visible()
+        finally:
+            context.close()
+    assert not problems, problems

@@ -79,3 +79,17 @@ def test_data_json_is_a_small_index_of_the_authors(demo) -> None:  # noqa: ANN00
         for key in ("publications", "feed"):
             assert (demo.out / a[key][len(base):]).is_file()
         assert len(json.loads((demo.out / a["publications"][len(base):]).read_text())) == a["records"]
+
+
+def test_every_feed_is_discoverable_and_the_404_page_names_no_address(demo) -> None:  # noqa: ANN001
+    """Feed readers find a page's feed by its <link rel="alternate">: the site feed on the home
+    page, a subject's on its pages (only author pages had one), each also a visible link. The 404
+    page is served at every missing address, so it has no canonical URL or og:url of its own."""
+    alternate = '<link rel="alternate" type="application/atom+xml"'
+    home, subject = demo.read("index.html"), demo.read("subjects/cs.CL/index.html")
+    assert f'{alternate} title="Author profiles: new records" href="/authorsite/feed.xml">' in home
+    assert '<a class="feed" href="/authorsite/feed.xml">' in home
+    assert f'{alternate} title="Computation and Language (cs.CL): new records" href="/authorsite/subjects/cs.CL/feed.xml">' in subject
+    assert '<a class="feed" href="/authorsite/subjects/cs.CL/feed.xml">Atom feed</a>' in subject
+    missing = demo.read("404.html")
+    assert 'rel="canonical"' not in missing and 'og:url' not in missing and 'og:title' in missing

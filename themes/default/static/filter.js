@@ -1,23 +1,28 @@
 /* Author pages: the year and subject filters work as plain links without JavaScript
    (years jump to their section, subjects open the subject page); with it, a subject
-   link filters the records on the page itself. */
+   link filters the records on the page itself. The filter acts on the list by year;
+   "Selected publications" is the author's own choice and stays as it is. */
 (function () {
   var bar = document.querySelector("[data-filter-bar]");
   if (!bar) { return; }
   var status = document.getElementById("filter-status");
   function apply(code) {
     var shown = 0;
-    document.querySelectorAll(".record").forEach(function (li) {
+    document.querySelectorAll("section.year .record").forEach(function (li) {
       var on = !code || (" " + li.getAttribute("data-subjects") + " ").indexOf(" " + code + " ") >= 0;
       li.hidden = !on; if (on) { shown++; }
     });
     document.querySelectorAll("section.year").forEach(function (sec) {
       sec.hidden = !sec.querySelector(".record:not([hidden])");
     });
+    bar.querySelectorAll('a[href^="#year-"]').forEach(function (a) {   // no link to a hidden year
+      var sec = document.getElementById(a.getAttribute("href").slice(1));
+      a.hidden = !!(sec && sec.closest("section.year") && sec.closest("section.year").hidden);
+    });
     bar.querySelectorAll("[data-subject]").forEach(function (a) {
       a.setAttribute("aria-pressed", a.getAttribute("data-subject") === code ? "true" : "false");
     });
-    if (status) { status.textContent = code ? shown + " records in " + code : ""; }
+    if (status) { status.textContent = code ? shown + (shown === 1 ? " record in " : " records in ") + code : ""; }
   }
   bar.querySelectorAll("[data-subject]").forEach(function (a) {
     a.setAttribute("role", "button");
@@ -26,6 +31,9 @@
       ev.preventDefault();
       var code = a.getAttribute("data-subject");
       apply(a.getAttribute("aria-pressed") === "true" ? "" : code);
+    });
+    a.addEventListener("keydown", function (ev) {   // a button answers Space as well as Enter
+      if (ev.key === " " || ev.key === "Spacebar") { ev.preventDefault(); a.click(); }
     });
   });
 })();
