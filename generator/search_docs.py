@@ -65,7 +65,9 @@ def author_documents(site: SiteModel, a: Author, records: Sequence[Record]) -> l
     for r in records:
         title, names, ids = document_text(r, shown, people)
         row = (f"{url}#{r.anchor}", title, names, str(r.year or ""), " ".join(r.subjects), by)
-        out.append((date_of(r), r.key, title, f"{names} {ids}", row))
+        # A record typed in without authors is its author's own, as the exports say: their
+        # name finds it, although no byline shows it.
+        out.append((date_of(r), r.key, title, f"{names or by} {ids}", row))
     return out
 
 
