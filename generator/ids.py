@@ -100,6 +100,29 @@ def openalex_url(work: str) -> str | None:
     return f"https://openalex.org/works/{m.group(1)}" if m else None
 
 
+ORCID_ID_PATTERN = r"(?:https?://orcid\.org/)?[0-9]{4}-[0-9]{4}-[0-9]{4}-[0-9]{3}[0-9Xx]"
+
+
+def check_orcid_id(text: str) -> str | None:
+    """The bare iD (``0000-0002-1825-0097``) if its check digit (ISO 7064 MOD 11-2) is right.
+    A wrong check digit raises ``ValueError`` saying which character is wrong and what it should be."""
+    m = re.fullmatch(ORCID_ID_PATTERN, text.strip())
+    if not m:
+        return None
+    bare = text.strip().rsplit("/", 1)[-1].upper()
+    digits = bare.replace("-", "")
+    total = 0
+    for d in digits[:15]:
+        total = (total + int(d)) * 2
+    check = (12 - total % 11) % 11
+    want = "X" if check == 10 else str(check)
+    if digits[15] != want:
+        raise ValueError(f"the ORCID iD {bare} fails its checksum (ISO 7064 MOD 11-2): its last character, the "
+                         f"check digit, is {digits[15]} but the 15 digits before it give {want}; one of the "
+                         f"digits is mistyped: copy the iD from your ORCID record")
+    return bare
+
+
 def orcid_url(work: str) -> str | None:
     """The ORCID record listing a work, from ``<ORCID iD>/<put-code>``; a bare put-code names no
     person, so it makes no link."""

@@ -234,7 +234,7 @@ class PreviewHandler(BaseHTTPRequestHandler):
             self.close_connection = True
 
 
-def _rebuild(live: LiveSite, state: PreviewState, changed: list[str] | None, index: threading.Event) -> None:
+def _rebuild(live: LiveSite, state: PreviewState, changed: list[str] | None, index: threading.Event) -> bool:
     """Update the preview with what changed (None: anything may have). Each open page reloads as
     soon as its own file is written: after an edit of authors' files, those authors' files come
     first, then the rest of the pages (``LiveSite.catch_up``: the home page, subjects, feeds);
@@ -262,20 +262,27 @@ def _rebuild(live: LiveSite, state: PreviewState, changed: list[str] | None, ind
                 else "serving the error page until it is fixed")
         log.error("build failed (%s):\n%s", kept, exc)
         state.publish(str(exc))
-        return
+        return True
+    except Exception as exc:   # a bug of ours must not end the watch: say so, and load all of it next time
+        log.exception("internal error while updating the preview (please report it); still watching")
+        state.publish(f"internal error: {exc!r}; the next edit reloads the whole site")
+        return False
     if not published:
         state.publish(None, ())
     index.set()
+    return True
     log.info("rebuilt in %.2f s, pages reloaded after %s (%d jobs rendered, %d reused)", time.perf_counter() - start,
              ", ".join(f"{t:.2f} s" for t in published), sum(u.rendered for u in done), done[-1].reused)
     log.debug("  %s", ", ".join(f"{name} {seconds:.3f} s" for u in done for name, seconds in u.stages))
 
 
 def _watch(live: LiveSite, state: PreviewState, index: threading.Event, stop: threading.Event) -> None:
+    sound = [True]   # False after an internal error: the next update reads everything again
+
     def changed(paths: list[str], whole: bool) -> None:
         more = f" and {len(paths) - 5} more" if len(paths) > 5 else ""
         log.info("changed: %s%s", ", ".join(paths[:5]), more)
-        _rebuild(live, state, None if whole else paths, index)
+        sound[0] = _rebuild(live, state, None if whole or not sound[0] else paths, index)
 
     watch_inputs(live.root, changed, stop)
 

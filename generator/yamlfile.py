@@ -60,7 +60,7 @@ class _Loader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
-def _build(node: yaml.Node, loader: _Loader, path: str, problems: list[Problem]) -> Any:
+def _build(node: yaml.Node, loader: _Loader, path: str, problems: list[Problem], key: object = None) -> Any:
     line = node.start_mark.line + 1
     if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and node.tag not in _PLAIN_TAGS:
         # SafeLoader ignores tags on collections when we build them ourselves: refuse them, so a
@@ -83,7 +83,7 @@ def _build(node: yaml.Node, loader: _Loader, path: str, problems: list[Problem])
                             "keep one of them")
                 )
                 continue
-            m[key] = _build(vnode, loader, path, problems)
+            m[key] = _build(vnode, loader, path, problems, key)
             m.lines[key] = kline
         return m
     if isinstance(node, yaml.SequenceNode):
@@ -93,7 +93,12 @@ def _build(node: yaml.Node, loader: _Loader, path: str, problems: list[Problem])
             seq.append(_build(item, loader, path, problems))
             seq.lines.append(item.start_mark.line + 1)
         return seq
-    value = loader.construct_object(node, deep=True)
+    try:
+        value = loader.construct_object(node, deep=True)
+    except (ValueError, OverflowError) as exc:   # 2024-13-40: YAML's date pattern, no real date
+        where = f"'{key}': " if key is not None else ""
+        raise SiteError(f"{where}{node.value} reads as a date, but it is not one ({exc})", path=path, line=line,
+                        hint=f"put it in quotes ('{node.value}') if it is text, or write a real date") from exc
     if isinstance(value, float):
         f = YFloat(value)
         f.raw = node.value

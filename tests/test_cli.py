@@ -125,15 +125,33 @@ BAD_CONFIGS = [
     ("duplicate-key",
      {"content/authors/ada.yaml": "name: Ada\naffiliation: Engines\nname: Ada L.\n"}, [],
      ["content/authors/ada.yaml:3:", "duplicate key 'name'", "first written on line 1"]),
+    ("yaml-impossible-date",   # YAML reads 2024-13-40 as a date: PyYAML raised ValueError, a traceback
+     {"content/authors/ada.yaml": "name: Ada\nbio: 2024-13-40\n"}, [],
+     ["content/authors/ada.yaml:2:", "'bio': 2024-13-40 reads as a date, but it is not one", "put it in quotes"]),
+    ("site-impossible-date",
+     {"site.yaml": "title: T\nbase_url: /\ndescription: 2024-02-30\n"}, [],
+     ["site.yaml:3:", "'description': 2024-02-30 reads as a date", "put it in quotes ('2024-02-30')"]),
+    ("page-impossible-time",
+     {"content/pages/x.md": "---\ntitle: X\nupdated: 2024-01-01T25:61:00\n---\nbody\n"}, [],
+     ["content/pages/x.md:3:", "'updated': 2024-01-01T25:61:00 reads as a date"]),
     ("yaml-alias",
      {"content/authors/ada.yaml": "name: &n Ada\naliases: [*n]\n"}, [],
      ["content/authors/ada.yaml:2:", "aliases (*name) are not allowed"]),
     ("unknown-category",
      {"content/authors/ada.yaml": "name: Ada\nfilters: {categories: [cs.LGG]}\n"}, [],
      ["content/authors/ada.yaml:2:", "'cs.LGG' is not an arXiv category", "(did you mean 'cs.LG'?)"]),
+    ("category-in-lower-case",   # difflib's closest to cs.lg was cs.SY
+     {"content/authors/ada.yaml": "name: Ada\nfilters: {categories: [cs.lg]}\n"}, [],
+     ["content/authors/ada.yaml:2:", "'cs.lg' is not an arXiv category", "(did you mean 'cs.LG'?)"]),
     ("bad-orcid",
      {"content/authors/ada.yaml": "name: Ada\nlinks: {orcid: 1234}\n"}, [],
      ["content/authors/ada.yaml:2:", "'links.orcid' must be text, found the number 1234"]),
+    ("orcid-link-check-digit",   # the same iD under sources: was refused, under links: it linked another person
+     {"content/authors/ada.yaml": "name: Ada\nlinks: {orcid: 0000-0002-1825-0098}\n"}, [],
+     ["content/authors/ada.yaml:2:", "fails its checksum", "copy the iD from your ORCID record"]),
+    ("arxiv-link-elsewhere",
+     {"content/authors/ada.yaml": "name: Ada\nlinks: {arxiv: 'https://evil.example/x'}\n"}, [],
+     ["content/authors/ada.yaml:2:", "'links.arxiv'", "https://arxiv.org/a/ URL (on arxiv.org)"]),
     ("site-unknown-key",
      {"site.yaml": "title: T\nbase_url: /\ntitel: x\n"}, [],
      ["site.yaml:3:", "unknown key 'titel'", "(did you mean 'title'?)"]),
@@ -158,6 +176,9 @@ BAD_CONFIGS = [
     ("page-no-front-matter",
      {"content/pages/x.md": "# Just Markdown\n"}, [],
      ["content/pages/x.md:1:", "missing front matter", "title: ..."]),
+    ("page-front-matter-unclosed",
+     {"content/pages/x.md": "---\ntitle: X\nbody without the closing line\n"}, [],
+     ["content/pages/x.md:1:", "never closed", "a line of '---'"]),
     ("page-yaml-syntax",
      {"content/pages/x.md": "---\ntitle: X\n  bad: indent\n---\nbody\n"}, [],
      ["content/pages/x.md:3:", "YAML syntax error", "column"]),
@@ -229,6 +250,14 @@ def test_page_description_type_is_validated(good_site: Path) -> None:
     _write(good_site, "content/pages/x.md", "---\ntitle: X\ndescription: [a, b]\n---\nbody\n")
     err = _fails_cleanly(good_site)
     assert "content/pages/x.md:3: 'description' must be text, found a list" in err
+
+
+def test_a_page_saved_with_a_byte_order_mark_builds(good_site: Path) -> None:
+    """An author file with a BOM built; a page with one was told it had no front matter."""
+    _write(good_site, "content/pages/x.md", "\ufeff---\ntitle: Join us\n---\nbody\n")
+    res = run_cli("-C", good_site, "build")
+    assert res.returncode == 0, res.stderr
+    assert "<h1>Join us</h1>" in (good_site / "output" / "pages" / "x" / "index.html").read_text("utf-8")
 
 
 def test_all_problems_of_a_record_are_reported(good_site: Path) -> None:

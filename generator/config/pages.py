@@ -66,7 +66,7 @@ def _read_page(f: Path, root: Path, display: str, problems: list[Problem]) -> st
         problems.append(Problem(display, None, f"file is {size} bytes, more than the {MAX_PAGE_BYTES} allowed"))
         return None
     try:
-        return f.read_bytes().decode("utf-8")
+        return f.read_bytes().decode("utf-8").removeprefix("\ufeff")   # editors on Windows write a BOM
     except UnicodeDecodeError:
         problems.append(Problem(display, None, "file is not valid UTF-8"))
         return None
@@ -74,6 +74,9 @@ def _read_page(f: Path, root: Path, display: str, problems: list[Problem]) -> st
 
 def _parse_page(text: str, name: str, display: str) -> tuple[PageSource | None, list[Problem]]:
     match = _FRONT.match(text)
+    if not match and re.match(r"---[ \t]*\r?\n", text):
+        return None, [Problem(display, 1, "the front matter that starts here is never closed: end it with "
+                              "a line of '---' before the page's text")]
     if not match:
         return None, [Problem(display, 1, "missing front matter: start the file with '---', "
                               "a 'title: ...' line and '---'")]

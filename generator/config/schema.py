@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 from typing import Any, Callable
 
 from generator import ids
@@ -110,12 +111,21 @@ def check_theme(text: str) -> str | None:
 
 
 def check_orcid(text: str) -> str | None:
-    m = re.fullmatch(ORCID_PATTERN, text)
-    return f"https://orcid.org/{m.group(1)}" if m else None
+    """The iD's https://orcid.org/ URL, its check digit verified (``ids.check_orcid_id`` raises
+    ``ValueError`` saying which character is wrong): a mistyped iD would link another person."""
+    if not re.fullmatch(ORCID_PATTERN, text):
+        return None
+    bare = ids.check_orcid_id(text)
+    return f"https://orcid.org/{bare}" if bare else None
 
 
 def check_arxiv_author(text: str) -> str | None:
-    return f"https://arxiv.org/a/{text}" if re.fullmatch(ARXIV_AUTHOR_ID, text) else ids.safe_url(text)
+    """An arXiv author id's page, or a URL on arxiv.org (the link is labelled arXiv)."""
+    if re.fullmatch(ARXIV_AUTHOR_ID, text):
+        return f"https://arxiv.org/a/{text}"
+    url = ids.safe_url(text)
+    host = (urlsplit(url).hostname or "") if url else ""
+    return url if host == "arxiv.org" or host.endswith(".arxiv.org") else None
 
 
 def check_email(text: str) -> str | None:
@@ -182,7 +192,7 @@ LINKS = Table("links", (
     Key("orcid", "text", "an ORCID iD or its https://orcid.org/ URL", check=check_orcid, label="ORCID",
         expect="an ORCID iD such as 0000-0002-1825-0097 or its https://orcid.org/ URL", pattern=ORCID_PATTERN),
     Key("arxiv", "text", "an arXiv author id or an https://arxiv.org/a/ URL", check=check_arxiv_author,
-        label="arXiv", expect="an arXiv author id such as cui_b_1 or an https://arxiv.org/a/ URL",
+        label="arXiv", expect="an arXiv author id such as cui_b_1 or an https://arxiv.org/a/ URL (on arxiv.org)",
         pattern=f"{ARXIV_AUTHOR_ID}|{HTTP_PATTERN}"),
     _link("dblp", "DBLP", "the author's DBLP page"),
     _link("scholar", "Google Scholar", "the author's Google Scholar profile"),
