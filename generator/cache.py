@@ -29,6 +29,7 @@ from typing import Any, Callable, Mapping
 
 import orjson
 
+from generator.cache_records import checked_fields
 from generator.config import Source
 from generator.model import Record
 from generator.sources.registry import kind_of
@@ -53,6 +54,8 @@ class CacheEntry:
     records: tuple[Record, ...]
     incomplete: Incomplete | None = None
     max_results: int | None = None     # set only when the query matched more than were asked for
+    skipped: tuple[str, ...] = ()      # why records of the file were left out (store's reader only)
+    dropped: tuple[str, ...] = ()      # subjects left out of records, as no arXiv category (store's reader)
 
 
 def source_key(source: Source) -> str | None:
@@ -85,6 +88,10 @@ def read_entry(path: Path,
     except OSError as exc:
         raise ValueError(f"unreadable cache file ({exc})") from exc
     data = decode(raw)
+    if type(data.get("records")) is not list:
+        raise ValueError("malformed cache file: 'records' must be a list")
+    for i, r in enumerate(data["records"]):   # fetch writes the file back: a bad record refuses it all
+        checked_fields(r, i)
     try:
         records = tuple(make_record(r, i) for i, r in enumerate(data["records"]))
     except (KeyError, TypeError, AttributeError) as exc:
@@ -123,7 +130,8 @@ def decode(raw: bytes) -> dict[str, Any]:
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ValueError(f"unreadable cache file ({exc})") from exc
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ValueError(f"cache format {data.get('format') if isinstance(data, dict) else '?'} is not {FORMAT}")
+        found = f"format {data.get('format')!r}" if isinstance(data, dict) else f"a JSON {type(data).__name__}"
+        raise ValueError(f"this is not a cache file of format {FORMAT} (found {found}): fetch the source again")
     return data
 
 

@@ -112,7 +112,7 @@ def _fetch_authors(config: SiteConfig, authors: Sequence[AuthorConfig], context:
     """Order, batching and budget are refresh.py's; each source on its own goes through _fetch_source."""
     from generator.refresh import refresh_sources
 
-    store = read_all(config, {a.slug for a in authors})
+    store = read_all(config, {a.slug for a in authors}, whole_files=True)
     for warning in store.warnings:   # an unreadable file is a first fetch
         log.warning("%s", warning)
 

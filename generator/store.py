@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping
 
 from generator import cache
+from generator.cache_records import checked_fields
 from generator.config import AuthorConfig, SiteConfig, Source
 from generator.model import Person, Record, json_fields
 from generator.sources.registry import kind_of
@@ -80,12 +81,14 @@ class Store:
 
 
 def read_all(config: SiteConfig, slugs: Collection[str] | None = None, *, parsed: ParsedInputs | None = None,
-             reuse: Store | None = None, stale: Collection[Path] = ()) -> Store:
+             reuse: Store | None = None, stale: Collection[Path] = (), whole_files: bool = False) -> Store:
     """Read the cache file of every fetched source of every author (or of ``slugs``) once.
+    A record that cannot be one is left out with a note; with ``whole_files`` (fetch, which
+    writes the files back) it makes its whole file unreadable instead.
     ``parsed``: the parsed-input cache (generator.parsed), so only files never seen are parsed.
     ``reuse``: a store read before (the preview's), whose entries are kept for every file but
     those in ``stale`` (the files the watcher saw change)."""
-    reader = Reader(config, parsed, reuse, stale)
+    reader = Reader(config, parsed, reuse, stale, whole_files)
     for a in config.authors:
         if slugs is None or a.slug in slugs:
             reader.read(a)
@@ -97,8 +100,9 @@ class Reader:
     build reads only the authors whose snapshot is not kept, generator.snapshot)."""
 
     def __init__(self, config: SiteConfig, parsed: ParsedInputs | None = None, reuse: Store | None = None,
-                 stale: Collection[Path] = ()) -> None:
+                 stale: Collection[Path] = (), whole_files: bool = False) -> None:
         self.config, self.parsed, self.reuse, self.stale = config, parsed, reuse, set(stale)
+        self.whole_files = whole_files
         self.entries: dict[Key, cache.CacheEntry] = {}
         self.unreadable: dict[Key, Unreadable] = {}
         self.notes: list[str] = []
@@ -128,7 +132,12 @@ class Reader:
                              f"run 'authorsite fetch' (building from the other sources)")
                 continue
             try:
-                entries[(a.slug, key)] = _read_entry(path, _rel(path, config.root), self.parsed, self._make_record)
+                entry = _read_entry(path, _rel(path, config.root), self.parsed, self._make_record)
+                if self.whole_files and entry.skipped:   # fetch: never write back a file with a record less
+                    more = f" (and {len(entry.skipped) - 1} more)" if len(entry.skipped) > 1 else ""
+                    raise ValueError(entry.skipped[0].split("; this record")[0] + more)
+                entries[(a.slug, key)] = entry
+                notes += [f"{_rel(path, config.root)}: {why}" for why in (*entry.skipped, *entry.dropped)]
             except ValueError as exc:
                 unreadable[(a.slug, key)] = Unreadable(_rel(path, config.root), str(exc))
         self.notes += notes
@@ -163,13 +172,24 @@ def _read_entry(path: Path, name: str, parsed: ParsedInputs | None,
 
 
 def _parse(raw: bytes) -> Parsed:
-    """A cache file's bytes as plain values (``ValueError`` when unusable, as ``cache.read_entry``)."""
+    """A cache file's bytes as plain values (``ValueError`` when unusable, as ``cache.read_entry``).
+    A record that cannot be one is left out, and said in the entry's ``skipped`` (cache_records)."""
     data = cache.decode(raw)
-    try:
-        fields = tuple(tuple(json_fields(r, i).values()) for i, r in enumerate(data["records"]))
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise ValueError(f"malformed record in cache file ({exc!r})") from exc
-    return data.get("source") or {}, str(data.get("fetched_at") or ""), fields, cache.marks(data)
+    records = data.get("records")
+    if type(records) is not list:
+        raise ValueError(f"'records' must be a list, found {type(records).__name__}")
+    fields, skipped, dropped = [], [], []
+    for i, r in enumerate(records):
+        try:
+            f, note = checked_fields(r, i)
+        except ValueError as exc:
+            skipped.append(f"{exc}; this record is left out: correct the file, or fetch the source again")
+            continue
+        fields.append(tuple(f.values()))
+        if note:
+            dropped.append(note)
+    marks = {**cache.marks(data), "skipped": tuple(skipped), "dropped": tuple(dropped)}
+    return data.get("source") or {}, str(data.get("fetched_at") or ""), tuple(fields), marks
 
 
 class _Interner:

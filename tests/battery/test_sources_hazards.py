@@ -176,7 +176,9 @@ def test_c13_corrupt_cache_file_at_build_time(tmp_path: Path, damage: bytes) -> 
     path.write_bytes(damage)
     built = run_limited("-C", root, "build")
     assert built.returncode == 0 and "Traceback" not in built.stderr, built.stderr
-    assert "content/cache/jane-doe/" in built.stderr and "ignoring it until the next good fetch" in built.stderr
+    told = ("record 1: no 'key'; this record is left out" if b"no key" in damage   # the rest of the file builds
+            else "ignoring it until the next good fetch")
+    assert "content/cache/jane-doe/" in built.stderr and told in built.stderr, built.stderr
     assert "Typed in" in (root / "output/authors/jane-doe/index.html").read_text("utf-8")
     assert (root / "output/authors/ann/index.html").is_file()
     assert path.read_bytes() == damage                  # a build never rewrites the cache

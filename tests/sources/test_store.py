@@ -7,6 +7,7 @@ the same warning for a cache file they cannot read.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -131,6 +132,64 @@ def test_one_policy_for_an_unreadable_cache_file(arxiv_server, tmp_path: Path) -
     assert not _warning_lines(run_cli(root, "build").stderr)
 
 
+HOSTILE_RECORDS = [   # (what was written in the record, what the warning says)
+    ({"year": "2023"}, "'year' must be a whole number, found text '2023'"),
+    ({"title": ["a list"]}, "'title' must be text, found a list"),
+    ({"arxiv_id": 12345}, "'arxiv_id' must be text, found a number 12345"),
+    ({"arxiv_id": '2401.99999"><script>x</script>'}, "is not an arXiv id"),
+    ({"published": "yesterday"}, "'published' 'yesterday' is not a date"),
+    ({"subjects": "cs.DB"}, "'subjects' must be a list, found text"),
+    ({"authors": "Jane"}, "'authors' must be a list, found text"),
+    ({"authors": [{"name": 5}]}, "'authors' must hold objects with a 'name' text"),
+    ({"links": [["code"]]}, "'links' must hold pairs of texts"),
+    ({"version": True}, "'version' must be a whole number, found true/false"),
+]
+
+
+def test_a_record_that_cannot_be_one_is_left_out_with_a_warning_and_the_rest_builds(arxiv_server,
+                                                                                     tmp_path: Path) -> None:
+    """A committed cache file is edited by hand and merged by git. A value of the wrong type passed
+    the reader and crashed the build later, in a sort ('<' between str and int) or a template, with
+    a traceback, while check said "no problems". Each bad record is now left out with a warning
+    naming the file, the record and the field; a subject that is no arXiv category is dropped from
+    its record (its chip linked to a page that does not exist); check says the same. fetch, which
+    writes the file back, takes such a file as unreadable, so it never writes it with a record less."""
+    s = arxiv_server(Corpus([entry_xml("2401.01234", title="Fetched again", authors=("Ada",),
+                                       categories=("cs.DB",))]))
+    root = write_site(tmp_path / "site", {"ada": "name: Ada\nsources:\n" + ARXIV + TYPED}, api=s.url)
+    config = load_site(root)
+    path = cache.cache_file(config.cache_path, "ada", config.authors[0].sources[0])
+    assert path is not None
+    good = _rec("2401.00001", "Good record").to_json()
+    chipped = {**_rec("2401.00002", "Odd subject").to_json(), "subjects": ["cs.DB", "<script>alert(1)</script>"]}
+    bad = [{**_rec(f"2401.{10 + i:05d}", f"Bad {i}").to_json(), **change} for i, (change, _) in enumerate(HOSTILE_RECORDS)]
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"format": 1, "source": cache.source_description(config.authors[0].sources[0]),
+                                "fetched_at": "2026-01-01T00:00:00Z", "records": [good, chipped, *bad]}))
+    rel = path.relative_to(root).as_posix()
+
+    built, checked = run_cli(root, "build"), run_cli(root, "check")
+    assert built.returncode == 0 and checked.returncode == 0, built.stderr + checked.stderr
+    assert "Traceback" not in built.stderr + checked.stderr
+    warned = [line for line in built.stderr.splitlines() if line.startswith("warning: content/cache/")]
+    assert warned == [line for line in checked.stderr.splitlines() if line.startswith("warning: content/cache/")]
+    assert f"warning: {rel}: record 2 ('arxiv:2401.00002'): unknown subject '<script>alert(1)</script>' " \
+           "(no arXiv category); left out of the record's subjects" in warned
+    for i, (_, said) in enumerate(HOSTILE_RECORDS):
+        line = next((w for w in warned if f"record {i + 3} " in w), None)
+        assert line is not None and line.startswith(f"warning: {rel}: record {i + 3} ") and said in line, (said, warned)
+        assert "this record is left out" in line
+    page = (root / "output/authors/ada/index.html").read_text("utf-8")
+    assert "Good record" in page and "Odd subject" in page and "Typed in by hand" in page
+    assert "Bad " not in page and "alert(1)" not in page
+    assert run_cli(root, "check", "--strict").returncode == 1
+
+    fetched = run_cli(root, "fetch")
+    assert fetched.returncode == 0, fetched.stderr
+    assert any(w.startswith(f"warning: {rel}: record 3 ") and "ignoring it until the next good fetch" in w
+               for w in _warning_lines(fetched.stderr)), fetched.stderr
+
+
 def test_decode_reads_what_json_reads_and_refuses_what_it_refuses() -> None:
     """cache.decode parses with orjson and falls back to json: the same values for every file
     json reads (lone surrogate escapes, NaN, huge integers included), the same message for
@@ -154,4 +213,4 @@ def test_decode_reads_what_json_reads_and_refuses_what_it_refuses() -> None:
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             assert str(got.value) == f"unreadable cache file ({exc})", raw
         else:
-            assert "cache format" in str(got.value)
+            assert "not a cache file of format 1" in str(got.value)
