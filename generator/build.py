@@ -172,7 +172,13 @@ def load_config(root: Path, base_url: str | None, parsed: ParsedInputs | None = 
     if not config.authors:
         raise SiteError("no authors configured", path="content/authors/",
                         hint="add one with 'authorsite new-author NAME'")
+    from generator.check import theme_problems
+
+    problems = theme_problems(config)
+    if problems:
+        raise SiteError.from_problems(problems)
     return config
+
 
 
 def _read_cache(config: SiteConfig, strict: bool, parsed: ParsedInputs, inputs: Inputs,

@@ -14,7 +14,7 @@ import logging
 from pathlib import Path
 
 from generator.config import SiteConfig, load_site
-from generator.errors import SiteError
+from generator.errors import Problem, SiteError
 from generator.linkcheck import check_links
 from generator.store import Store, read_all
 
@@ -31,6 +31,17 @@ def site_warnings(config: SiteConfig, store: Store, *, with_lint: bool = True) -
 
         warnings.extend(lint(config, store, load_taxonomy()))
     return warnings
+
+
+def theme_problems(config: SiteConfig) -> list[Problem]:
+    """The theme's problems and those of the templates author files name: check says them, and
+    build before it renders anything (it used to stop half-way, naming a page, not the file)."""
+    from generator.config.schema import AUTHOR
+    from generator.themes import theme_problems as problems_of
+
+    default = AUTHOR.default("template")
+    return problems_of(config.root, config.theme, [(a.path, a.template) for a in config.authors
+                                                   if a.template != default])
 
 
 def incomplete_sources(config: SiteConfig, store: Store) -> list[str]:
@@ -53,7 +64,7 @@ def run_check(root: Path) -> tuple[list[str], list[str]]:
     except SiteError as exc:
         return [str(p) for p in exc.problems] or [str(exc)], []
     store = read_all(config)
-    problems: list[str] = []
+    problems: list[str] = [str(p) for p in theme_problems(config)]
     warnings = site_warnings(config, store)
     out = config.output_path
     if (out / "index.html").is_file():

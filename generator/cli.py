@@ -230,6 +230,9 @@ def check(ctx: click.Context, strict: bool) -> None:
     for p in problems:
         click.echo(f"error: {_printable(p)}", err=True)
     if problems or (strict and warnings):
+        why = [f"{len(problems)} problem(s)"] if problems else []
+        why += [f"{len(warnings)} warning(s) and --strict is on"] if strict and warnings else []
+        click.echo(f"check failed: {', '.join(why)} (above)", err=True)
         sys.exit(EXIT_SITE)
     log.info("check: no problems%s", f", {len(warnings)} warning(s)" if warnings else "")
 

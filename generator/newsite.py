@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from importlib import metadata, resources
 from pathlib import Path
 
+import yaml
+
 from generator import ids
 from generator.config import SCHEMA_DIR
 from generator.config.json_schema import AUTHOR_MODELINE, SITE_MODELINE, schema_texts
@@ -41,14 +43,14 @@ fetch:
 
 _AUTHOR_YAML = """\
 # {name}'s profile; the page address is the file name: authors/{slug}/.
-name: {name}
+name: {quoted_name}
 # affiliation: Example University
 # bio: One or two sentences, Markdown allowed.
 # links: {{homepage: "https://example.org", orcid: "0000-0002-1825-0097"}}
 sources:
   # 'authorsite fetch' fills content/cache/{slug}/ from this query.
   - arxiv:
-      query: 'au:"{name}"'
+      query: {query}
       # categories: [cs.LG]      # keep only these subjects (namesakes publish elsewhere)
 {records}# exclude: ['2301.99999']   # records of a namesake (quote arXiv ids)
 """
@@ -223,8 +225,7 @@ def create_site(directory: Path, title: str = "Author profiles", pin: Pin | None
     safe_title = '"' + title.replace("\\", "\\\\").replace('"', '\\"') + '"'
     files = {
         "site.yaml": SITE_MODELINE + _SITE_YAML.format(title=safe_title),
-        "content/authors/jane-doe.yaml": AUTHOR_MODELINE + _AUTHOR_YAML.format(name="Jane Doe", slug="jane-doe",
-                                                                               records=_EXAMPLE_RECORDS),
+        "content/authors/jane-doe.yaml": AUTHOR_MODELINE + _author_yaml("Jane Doe", "jane-doe", _EXAMPLE_RECORDS),
         "content/pages/about.md": _ABOUT,
         "content/cache/.gitkeep": "",
         ".gitignore": _GITIGNORE,
@@ -245,17 +246,42 @@ def create_site(directory: Path, title: str = "Author profiles", pin: Pin | None
 
 
 def add_author(root: Path, name: str, slug: str | None = None) -> Path:
+    """Write content/authors/SLUG.yaml for ``name``: any name a person has ("Seán O'Brien",
+    "李小龍" with ``--slug``), written as YAML quotes it; only a double quote or a backslash,
+    which an arXiv author query cannot hold, is refused."""
+    if not (root / "site.yaml").is_file():
+        raise SiteError(f"no site.yaml in {root}: run new-author in a site's folder (or give it with -C FOLDER), "
+                        "or start a site with 'authorsite init FOLDER'")
     name = " ".join(name.split())
-    if not name or any(c in name for c in "\"'\\:#{}[]"):
-        raise SiteError(f"the name {name!r} must be plain text without quotes, colons or brackets")
+    if not name:
+        raise SiteError("the author's name is empty", hint='give it in quotes: authorsite new-author "Ada Lovelace"')
+    if any(c in name for c in '"\\') or not name.isprintable():
+        raise SiteError(f"the name {name!r} cannot be searched on arXiv as written (a double quote, a backslash "
+                        "or a control character)", hint="write it without them")
     slug = slug or slugify(name)
     if not ids.is_slug(slug):
-        raise SiteError(f"'{slug}' is not a safe page address", hint="use lower-case letters, digits and hyphens")
+        how = "use lower-case letters, digits and hyphens"
+        raise SiteError(f"'{slug}' is not a safe page address", hint=how if slug != slugify(name) else
+                        f"the name gives none: choose one with --slug (e.g. --slug li-xiaolong); {how}")
     folder = root / "content" / "authors"
     for ext in (".yaml", ".yml"):
         if (folder / f"{slug}{ext}").exists():
-            raise SiteError("an author with this slug exists already", path=str(folder / f"{slug}{ext}"))
+            raise SiteError("an author with this slug exists already", path=str(folder / f"{slug}{ext}"),
+                            hint=f"give the new author another with --slug, e.g. --slug {slug}-2")
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{slug}.yaml"
-    path.write_text(AUTHOR_MODELINE + _AUTHOR_YAML.format(name=name, slug=slug, records=""), encoding="utf-8")
+    path.write_text(AUTHOR_MODELINE + _author_yaml(name, slug, ""), encoding="utf-8")
     return path
+
+
+def _author_yaml(name: str, slug: str, records: str) -> str:
+    """The new author file: the name plain when YAML reads it back as written, else quoted, and
+    the arXiv query in single quotes (a quote in it doubled: 'au:"Seán O''Brien"')."""
+    try:
+        plain = "#" not in name and yaml.safe_load(f"name: {name}") == {"name": name}
+    except (yaml.YAMLError, ValueError):   # 'Ada: x', a date YAML cannot make
+        plain = False
+    query = "'" + f'au:"{name}"'.replace("'", "''") + "'"
+    return _AUTHOR_YAML.format(name=name, slug=slug, records=records, query=query,
+                               quoted_name=name if plain else json.dumps(name, ensure_ascii=False))
+

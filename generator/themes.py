@@ -16,13 +16,13 @@ import json
 import shutil
 from pathlib import Path
 from types import CodeType
-from typing import Any, Callable, MutableMapping
+from typing import Any, Callable, Iterable, MutableMapping
 
 import jinja2
 import jinja2.bccache
 import orjson
 
-from generator.errors import SiteError
+from generator.errors import Problem, SiteError
 from generator.paths import builtin_theme_dir
 
 
@@ -35,13 +35,25 @@ def theme_layers(root: Path, theme: str) -> list[Path]:
         layers.append(site_theme)
     elif theme != "default":
         installed = sorted(p.name for p in (root / "themes").glob("*") if p.is_dir()) if (root / "themes").is_dir() else []
-        raise SiteError(f"theme '{theme}' not found in themes/",
-                        path="site.yaml", hint=f"installed themes: {', '.join(installed) or 'none'}; "
-                        "or remove 'theme' to use the built-in default")
+        raise SiteError(f"'theme': '{theme}' is not a folder of themes/",
+                        path="site.yaml", hint=f"the folders of themes/: {', '.join(installed) or 'none'}; "
+                        "remove 'theme' (or write 'default') to use the built-in theme")
     builtin = builtin_theme_dir()
     if not layers or layers[0].resolve() != builtin.resolve():
         layers.append(builtin)
     return layers
+
+
+def theme_problems(root: Path, theme: str, wanted: Iterable[tuple[str, str]]) -> list[Problem]:
+    """Why the site's theme, or a template an author file names (``wanted``: (file, template)),
+    cannot be used: check says it, and build before it renders anything."""
+    try:
+        dirs = template_dirs(root, theme)
+    except SiteError as exc:
+        return [Problem(exc.path or "site.yaml", exc.line, f"{exc.message} ({exc.hint})" if exc.hint else exc.message)]
+    return [Problem(path, None, f"'template': '{name}' is a template neither of the site (templates/), of its "
+                    "theme nor of the built-in one; add it to templates/, or remove 'template'")
+            for path, name in dict.fromkeys(wanted) if not any((d / name).is_file() for d in dirs)]
 
 
 def template_dirs(root: Path, theme: str) -> list[Path]:

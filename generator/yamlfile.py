@@ -165,7 +165,9 @@ def read_bytes(path: Path, display: str) -> bytes:
 def decode_yaml(data: bytes, display: str) -> tuple[Any, list[Problem]]:
     """Parse the bytes of a YAML file (as ``read_yaml``; the parsed-input cache reads the bytes first)."""
     if len(data) > MAX_YAML_BYTES:
-        raise SiteError(f"file is {len(data)} bytes, more than the {MAX_YAML_BYTES} allowed", path=display)
+        raise SiteError(f"file is {len(data):,} bytes, more than the {MAX_YAML_BYTES:,} a site file may have",
+                        path=display, hint="a site file takes a few KB: is it the one you meant? (records of a "
+                        "source belong in content/cache/, which 'authorsite fetch' fills)")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -757,9 +757,9 @@ def test_unsafe_base_url_option_is_refused(tmp_path: Path) -> None:
     root = make_project(tmp_path, {"content/authors/eve.yaml": "name: Eve\n"})
     res = run_cli("-C", root, "build", "--base-url", "javascript:alert(1)//")
     assert res.returncode == 1
-    assert "'base_url' must be an http(s) URL" in res.stderr and "Traceback" not in res.stderr
+    assert "--base-url must be an http(s) URL" in res.stderr and "Traceback" not in res.stderr
     res = run_cli("-C", root, "build", "--base-url", "//evil.example/")
-    assert res.returncode == 1 and "'base_url'" in res.stderr
+    assert res.returncode == 1 and "--base-url must be" in res.stderr
 
 
 def test_hostile_language_tag_is_refused(tmp_path: Path) -> None:

@@ -239,6 +239,34 @@ def test_problems_of_several_files_are_reported_together(good_site: Path) -> Non
     assert "content/authors/bob.yaml:1: missing required key 'name'" in err
 
 
+def test_a_bad_base_url_on_the_command_line_is_blamed_on_the_option(good_site: Path) -> None:
+    err = _fails_cleanly(good_site, "--base-url", "ftp://x")
+    assert err.startswith("error: --base-url must be an http(s) URL") and "site.yaml" not in err.splitlines()[0]
+
+
+@pytest.mark.parametrize("files, needle", [
+    ({"site.yaml": "title: T\nbase_url: /\ntheme: nope\n"}, "site.yaml: 'theme': 'nope' is not a folder of themes/"),
+    ({"content/authors/ada.yaml": "name: Ada\ntemplate: nope.html\n"},
+     "content/authors/ada.yaml: 'template': 'nope.html' is a template neither of the site"),
+], ids=["theme", "template"])
+def test_check_finds_the_theme_and_template_errors_build_stops_on(good_site: Path, files: dict[str, str],
+                                                                  needle: str) -> None:
+    """check said 'no problems' while build failed, half-way, naming a page instead of the file."""
+    for rel, text in files.items():
+        _write(good_site, rel, text)
+    checked = run_cli("-C", good_site, "check")
+    assert checked.returncode == 1 and needle in checked.stderr, checked.stderr
+    assert needle in _fails_cleanly(good_site)
+
+
+def test_check_strict_says_why_it_fails(tmp_path: Path) -> None:
+    """It printed the warnings and exited 1, where build --strict says '--strict is on'."""
+    root = make_project(tmp_path, {"content/authors/ada.yaml": "name: Ada\nsources:\n  - arxiv: {query: 'au:\"A\"'}\n"})
+    res = run_cli("-C", root, "check", "--strict")
+    assert res.returncode == 1 and "no cached records yet" in res.stderr
+    assert res.stderr.rstrip().endswith("check failed: 1 warning(s) and --strict is on (above)"), res.stderr
+
+
 @pytest.mark.parametrize("line", ["paginate: many", "description: [a, b]", "language: 5", "contact: {a: 1}"])
 def test_late_site_keys_are_validated(good_site: Path, line: str) -> None:
     _write(good_site, "site.yaml", f"title: T\nbase_url: /\n{line}\n")
@@ -452,6 +480,33 @@ def test_new_author_creates_a_valid_file(tmp_path: Path) -> None:
     res = run_cli("-C", root, "new-author", "José Núñez")
     assert res.returncode == 0 and (root / "content/authors/jose-nunez.yaml").is_file()
     assert {a.slug: a.name for a in load_site(root).authors}["jose-nunez"] == "José Núñez"
+
+
+def test_new_author_takes_any_name_a_person_has(tmp_path: Path) -> None:
+    """Names with an apostrophe were refused ('must be plain text without quotes'); the file now
+    quotes what YAML needs quoted. A name that makes no slug, a taken slug, an empty name and a
+    folder with no site say what to do."""
+    root = make_project(tmp_path / "site", {})
+    names = {"sean-o-brien": "Seán O'Brien", "ngugi-wa-thiong-o": "Ngũgĩ wa Thiong'o", "ada-lovelace": "Ada: Lovelace",
+             "yes": "yes", "hash-tag": "#hash tag"}
+    for name in names.values():
+        res = run_cli("-C", root, "new-author", name)
+        assert res.returncode == 0, res.stderr
+    config = load_site(root)
+    assert {a.slug: a.name for a in config.authors} == names
+    assert {a.slug: a.sources[0].query for a in config.authors}["sean-o-brien"] == 'au:"Seán O\'Brien"'  # type: ignore[union-attr]
+    told = {args: run_cli("-C", root, "new-author", *args) for args in
+            [("李小龍",), ("yes",), ("",), ('Say "hi"',)]}
+    assert all(r.returncode == 1 and "Traceback" not in r.stderr for r in told.values())
+    assert "choose one with --slug" in told[("李小龍",)].stderr
+    assert "another with --slug, e.g. --slug yes-2" in told[("yes",)].stderr
+    assert "the author's name is empty" in told[("",)].stderr
+    assert "cannot be searched on arXiv as written" in told[('Say "hi"',)].stderr
+    assert run_cli("-C", root, "new-author", "李小龍", "--slug", "li-xiaolong").returncode == 0
+    (tmp_path / "empty").mkdir()
+    outside = run_cli("-C", tmp_path / "empty", "new-author", "X Y")
+    assert outside.returncode == 1 and "no site.yaml in" in outside.stderr and "authorsite init" in outside.stderr
+    assert not list((tmp_path / "empty").iterdir())
 
 
 def test_new_author_refuses_unsafe_slug(tmp_path: Path) -> None:

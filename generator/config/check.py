@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping
 
 from generator import ids
 from generator.config.schema import Key, Table
-from generator.errors import Problem
+from generator.errors import Problem, SiteError
 from generator.taxonomy import load_taxonomy
 from generator.yamlfile import YFloat, YList, YMap
 
@@ -67,7 +67,8 @@ class Checker:
         else:
             ok = isinstance(value, kind)
         if not ok:
-            self.err(m.lines[key], f"'{name}' must be {expected}, found {describe(value)}")
+            quote = _quote_hint(value) if expected == "text" else ""
+            self.err(m.lines[key], f"'{name}' must be {expected}, found {describe(value)}{quote}")
             return None
         return value
 
@@ -109,7 +110,7 @@ class Checker:
             if isinstance(item, str) and no_controls(item).strip():
                 out.append((no_controls(item).strip(), v.lines[i]))
             else:
-                self.err(v.lines[i], f"'{name}[{i}]' must be text, found {describe(item)}")
+                self.err(v.lines[i], f"'{name}[{i}]' must be text, found {describe(item)}{_quote_hint(item)}")
         return tuple(out)
 
     def arxiv_ids(self, m: YMap, key: str, where: str = "") -> tuple[str, ...]:
@@ -201,7 +202,7 @@ def read_table(ck: Checker, m: YMap, table: Table, where: str = "", given: Mappi
     out: dict[str, Any] = {}
     for key in table.keys:
         if given and key.name in given:
-            value = _checked(ck, key, given[key.name], where, None)
+            value = _given(key, given[key.name])
         elif readers and key.type in readers:
             value = readers[key.type](ck, m, key, where)
         else:
@@ -243,6 +244,20 @@ def read_key(ck: Checker, m: YMap, key: Key, where: str) -> Any:  # noqa: ANN401
     raise ValueError(f"no reader for the type {t!r} of {name!r}")
 
 
+def _given(key: Key, value: str) -> str | None:
+    """A value of the command line (``--base-url``) through its key's check: an error names the
+    option, not the file the value would otherwise come from."""
+    option = "--" + key.name.replace("_", "-")
+    try:
+        good = key.check(value) if key.check is not None else value
+    except ValueError as exc:
+        raise SiteError(f"{option}: {exc}") from exc
+    if good is None:
+        raise SiteError(f"{option} must be {key.expect}, found {value.strip()!r}", hint="it overrides site.yaml's "
+                        f"'{key.name}' for this run")
+    return good
+
+
 def checked_text(ck: Checker, key: Key, value: str, where: str, line: int | None) -> str | None:
     """A text given another way (a source's shorthand) through its key's check, as if written in full."""
     return _checked(ck, key, value, where, line)
@@ -269,6 +284,15 @@ def no_controls(text: str) -> str:
 
 def join(where: str, key: str) -> str:
     return f"{where}.{key}" if where else key
+
+
+def _quote_hint(value: Any) -> str:  # noqa: ANN401
+    """For text that YAML read as something else (name: yes, pinned: [2104.12250]): quote it."""
+    if isinstance(value, bool):
+        return "; YAML reads yes, no, on, off, true and false unquoted as true/false: put the text in quotes"
+    if isinstance(value, (int, float)):
+        return f"; put it in quotes: '{value.raw if isinstance(value, YFloat) else value}'"
+    return ""
 
 
 def describe(value: Any) -> str:  # noqa: ANN401

@@ -56,7 +56,8 @@ def test_wrong_type(tmp_path: Path) -> None:
 
 def test_yaml_booleans_are_not_text(tmp_path: Path) -> None:
     expect_error(tmp_path, author("name: A\naffiliation: no\n"), [
-        "content/authors/a.yaml:2: 'affiliation' must be text, found true/false (false)",
+        "content/authors/a.yaml:2: 'affiliation' must be text, found true/false (false); YAML reads yes, no, on, "
+        "off, true and false unquoted as true/false: put the text in quotes",
     ])
 
 
@@ -146,7 +147,7 @@ def test_problems_of_all_author_files_together(tmp_path: Path) -> None:
     err = expect_error(tmp_path, {"content/authors/a.yaml": "nme: A\n", "content/authors/b.yaml": "name: 5\n"}, [
         f"content/authors/a.yaml:1: unknown key 'nme' (did you mean 'name'?); allowed keys: {AUTHOR_KEYS}",
         "content/authors/a.yaml:1: missing required key 'name' (text)",
-        "content/authors/b.yaml:1: 'name' must be text, found the number 5",
+        "content/authors/b.yaml:1: 'name' must be text, found the number 5; put it in quotes: '5'",
     ])
     assert str(err).splitlines()[0] == "3 problems in content/authors/a.yaml, content/authors/b.yaml"
 
@@ -221,7 +222,7 @@ def test_base_url_override_wins(tmp_path: Path) -> None:
     assert load_site(root, base_url="https://user.github.io/repo").base_url == "https://user.github.io/repo/"
     with pytest.raises(SiteError) as info:
         load_site(root, base_url="javascript:alert(1)")
-    assert "'base_url' must be an http(s) URL" in str(info.value)
+    assert "--base-url must be an http(s) URL" in str(info.value)
 
 
 def test_yaml_keeps_raw_float_text_and_refuses_aliases() -> None:
