@@ -27,6 +27,7 @@ import logging
 import multiprocessing
 import os
 import signal
+import time
 import traceback
 from collections import defaultdict
 from multiprocessing.connection import Connection
@@ -37,6 +38,8 @@ from typing import Callable, Iterable, Iterator, Sequence
 from generator.errors import SiteError
 from generator.output import clear_spare, safe_rel, write_file
 from generator.tasks import FolderTask, Task
+
+log = logging.getLogger(__name__)
 
 MIN_PARALLEL_WEIGHT = 3000   # below this, forking costs more than it saves
 _PR_SET_PDEATHSIG = 1        # linux/prctl.h
@@ -85,6 +88,10 @@ class _Claims:
             yield groups[i]
             i = self._claim(lost)
 
+    def started(self) -> int:
+        """How many groups the processes have begun (claimed, or taken first)."""
+        return int(self._next.value)
+
     def _claim(self, lost: Callable[[], bool]) -> int:
         lock = self._next.get_lock()
         while not lock.acquire(timeout=0.5):
@@ -110,8 +117,32 @@ def _run_share(share: Iterable[Task | FolderTask], dest: Path) -> int:
 
 
 def _run_claimed(groups: Sequence[Sequence[Task | FolderTask]], claims: _Claims, first: int, dest: Path,
-                 lost: Callable[[], bool]) -> int:
-    return sum(_run_share(group, dest) for group in claims.runs(groups, first, lost))
+                 lost: Callable[[], bool], progress: Progress | None = None) -> int:
+    total = 0
+    for group in claims.runs(groups, first, lost):
+        total += _run_share(group, dest)
+        if progress is not None:
+            progress.done(claims.started(), groups)
+    return total
+
+
+class Progress:
+    """A line every ``every`` seconds while the jobs of one run are rendered ("rendering: about
+    40% of 8,952 jobs"), so long work shows it is going: a 1,000-author build renders for
+    ten seconds or more, a 5,000-author one for a minute. Said by the first process only, from
+    the groups claimed so far (the others' are counted as started)."""
+
+    def __init__(self, tasks: int, every: float = 5.0) -> None:
+        self.tasks, self.every = tasks, every
+        self._last = time.monotonic()
+
+    def done(self, groups_started: int, groups: Sequence[Sequence[Task | FolderTask]]) -> None:
+        now = time.monotonic()
+        if now - self._last < self.every or groups_started >= len(groups):
+            return
+        self._last = now
+        started = sum(len(g) for g in groups[:groups_started])
+        log.info("rendering: about %d%% of %s jobs", 100 * started // max(self.tasks, 1), f"{self.tasks:,}")
 
 
 def _stop(signum: int, frame: object) -> None:
@@ -248,7 +279,8 @@ def run_tasks(tasks: Sequence[Task | FolderTask], dest: Path, workers: int) -> i
         send.close()
         children.append((proc, recv))
     try:
-        total = _run_claimed(groups, claims, 0, dest, lambda: any(not proc.is_alive() for proc, _ in children))
+        total = _run_claimed(groups, claims, 0, dest, lambda: any(not proc.is_alive() for proc, _ in children),
+                             Progress(len(tasks)))
         for proc, recv in children:
             try:
                 result = recv.recv()

@@ -41,3 +41,20 @@ def test_a_free_process_claims_the_groups_a_busy_one_would_have_been_dealt(tmp_p
 def test_one_process_runs_every_group_in_order(tmp_path: Path) -> None:
     run_tasks(_slow_and_quick(), tmp_path, 1)
     assert {p.read_text() for p in tmp_path.iterdir()} == {str(os.getpid())}
+
+
+def test_a_long_run_says_how_far_it_is(caplog) -> None:  # noqa: ANN001 - pytest fixture
+    """Long work shows progress: the first process says, every few seconds, about how many of the
+    run's jobs have begun; never once all are."""
+    from generator.parallel import Progress
+
+    groups = ordered_groups([Task(f"t{i}", bytes, f"g{i}", 1) for i in range(10)])
+    progress = Progress(10, every=0.0)
+    with caplog.at_level("INFO", logger="generator.parallel"):
+        progress.done(4, groups)
+        progress.done(10, groups)
+    assert [r.getMessage() for r in caplog.records] == ["rendering: about 40% of 10 jobs"]
+    quiet = Progress(10, every=60.0)
+    caplog.clear()
+    quiet.done(4, groups)
+    assert not caplog.records
