@@ -13,9 +13,11 @@ import dataclasses
 import heapq
 from collections import Counter, defaultdict
 from typing import Iterable, Mapping, Sequence
+from urllib.parse import urlsplit
 
 from generator.config import AuthorConfig, SiteConfig
 from generator.filters import decide, normalize_name
+from generator.latex import tex_to_text
 from generator.markup import markdown_to_html
 from generator.merge import merge_records
 from generator.model import Author, Page, Record, SiteModel, Subject
@@ -39,8 +41,10 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
     for acfg in config.authors:
         for name in (acfg.name, *acfg.aliases):
             people.setdefault(normalize_name(name), acfg.slug)
+    base_path = urlsplit(config.base_url).path or "/"
     pages = tuple(
-        Page(name=p.name, title=p.title, body_html=markdown_to_html(p.body), description=p.description,
+        Page(name=p.name, title=tex_to_text(p.title), body_html=markdown_to_html(p.body, base_path),
+             description=p.description,
              weight=p.weight, in_nav=p.in_nav)
         for p in config.pages
     )

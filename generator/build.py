@@ -190,9 +190,11 @@ def _read_cache(config: SiteConfig, strict: bool, parsed: ParsedInputs, inputs: 
     from generator.hollow import forget
     from generator.snapshot import load_authors
 
+    from generator.config.site import domain_mismatch
+
     authors = load_authors(config, inputs, parsed, workers)
     try:
-        warnings = _strict_warnings(config, parsed) if strict else authors.warnings
+        warnings = _strict_warnings(config, parsed) if strict else [*authors.warnings, *domain_mismatch(config)]
         for w in warnings:
             log.warning("%s", w)
         if strict and warnings:

@@ -14,6 +14,7 @@ import logging
 from pathlib import Path
 
 from generator.config import SiteConfig, load_site
+from generator.config.site import domain_mismatch
 from generator.errors import Problem, SiteError
 from generator.linkcheck import check_links
 from generator.store import Store, read_all
@@ -24,7 +25,7 @@ log = logging.getLogger(__name__)
 def site_warnings(config: SiteConfig, store: Store, *, with_lint: bool = True) -> list[str]:
     """What ``--strict`` refuses: the cache's warnings and notes, incomplete sources, and (unless
     ``with_lint`` is False, for a plain build that only logs them) the lint findings."""
-    warnings = [*store.warnings, *store.notes, *incomplete_sources(config, store)]
+    warnings = [*store.warnings, *store.notes, *incomplete_sources(config, store), *domain_mismatch(config)]
     if with_lint:
         from generator.lint import lint
         from generator.taxonomy import load_taxonomy

@@ -768,3 +768,25 @@ def test_hostile_language_tag_is_refused(tmp_path: Path) -> None:
     res = run_cli("-C", root, "build")
     assert res.returncode == 1 and "Traceback" not in res.stderr
     assert "site.yaml:3: 'language' must be a language tag" in res.stderr
+
+
+def test_free_pages_under_a_project_path_keep_their_links_and_readable_titles(tmp_path: Path) -> None:
+    """A page's root-relative links led outside a project site (only check said so), and TeX in a
+    title stayed raw in <title>, og:title and the h1. Images are still not allowed."""
+    root = make_project(tmp_path, {
+        "content/authors/jane-doe.yaml": "name: Jane Doe\n",
+        "content/pages/join.md": (
+            "---\ntitle: Join us — $\\alpha$ team\n---\n"
+            "See [Jane](/authors/jane-doe/), [the feed](/repo/feed.xml) and [away](https://example.org/x).\n\n"
+            "![logo](/static/favicon.svg) ![remote](https://tracker.example/x.png) ![rel](../../static/favicon.svg)\n"),
+    })
+    res = run_cli("-C", root, "build", "--base-url", "https://user.github.io/repo/")
+    assert res.returncode == 0, res.stderr
+    out = root / "output"
+    doc = parse_html((out / "pages/join/index.html").read_text("utf-8"))
+    assert doc.find("h1").text() == "Join us — α team" and doc.find("title").text().startswith("Join us — α team")
+    body = doc.find("main")
+    assert [a.attrs["href"] for a in body.find_all("a")] == ["/repo/authors/jane-doe/", "/repo/feed.xml",
+                                                              "https://example.org/x"]
+    assert body.find_all("img") == []
+    assert check_links(out, "https://user.github.io/repo/") == []

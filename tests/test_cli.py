@@ -259,6 +259,19 @@ def test_check_finds_the_theme_and_template_errors_build_stops_on(good_site: Pat
     assert needle in _fails_cleanly(good_site)
 
 
+def test_a_cname_that_is_not_the_base_urls_host_is_a_warning(tmp_path: Path) -> None:
+    """Pages would be served at the CNAME while every canonical URL and the sitemap named the base URL."""
+    root = make_project(tmp_path, {"site.yaml": "title: T\nbase_url: https://example.github.io/repo/\n"
+                                                "cname: profiles.example.org\n",
+                                   "content/authors/ada.yaml": "name: Ada\n"})
+    said = "'cname' is profiles.example.org but the pages' addresses are under https://example.github.io/repo/"
+    for args in (("build",), ("check",)):
+        res = run_cli("-C", root, *args)
+        assert res.returncode == 0 and said in res.stderr, res.stderr
+    fine = run_cli("-C", root, "build", "--base-url", "https://profiles.example.org/")
+    assert fine.returncode == 0 and "'cname'" not in fine.stderr
+
+
 def test_check_strict_says_why_it_fails(tmp_path: Path) -> None:
     """It printed the warnings and exited 1, where build --strict says '--strict is on'."""
     root = make_project(tmp_path, {"content/authors/ada.yaml": "name: Ada\nsources:\n  - arxiv: {query: 'au:\"A\"'}\n"})

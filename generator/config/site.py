@@ -97,6 +97,16 @@ def load_site(root: Path, base_url: str | None = None, parsed: ParsedInputs | No
                       pages=load_pages(root))
 
 
+def domain_mismatch(config: SiteConfig) -> list[str]:
+    """A CNAME that is not the base URL's host: GitHub Pages serves the site there, while every
+    canonical URL, og:url and the sitemap name the base URL's."""
+    host = urlsplit(config.base_url).hostname
+    if not config.cname or not host or host == config.cname.lower():
+        return []
+    return [f"site.yaml: 'cname' is {config.cname} but the pages' addresses are under {config.base_url}; "
+            f"set base_url: https://{config.cname}/ (or pass it with --base-url)"]
+
+
 def _output_dir(ck: Checker, m: YMap, root: Path, output_dir: str) -> str:
     raw = m.get("output_dir")
     if isinstance(raw, str) and CONTROLS.search(raw):
