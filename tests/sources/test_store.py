@@ -100,15 +100,23 @@ def _warning_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if "ignoring it until the next good fetch" in line]
 
 
-def test_one_policy_for_an_unreadable_cache_file(arxiv_server, tmp_path: Path) -> None:
-    """build, review, check and fetch print the same warning, naming the file; the first three go on
-    without it, and the fetch replaces it."""
+def _site_with_arxiv_cache(arxiv_server, tmp_path: Path) -> tuple[Path, Path]:  # noqa: ANN001
+    """Ada's site (an arXiv query and a typed-in record) over a fake arXiv that has one paper,
+    and the path of the query's cache file (not written yet)."""
     s = arxiv_server(Corpus([entry_xml("2401.01234", title="Fetched again", authors=("Ada",),
                                        categories=("cs.DB",))]))
     root = write_site(tmp_path / "site", {"ada": "name: Ada\nsources:\n" + ARXIV + TYPED}, api=s.url)
     config = load_site(root)
     path = cache.cache_file(config.cache_path, "ada", config.authors[0].sources[0])
     assert path is not None
+    return root, path
+
+
+def test_one_policy_for_an_unreadable_cache_file(arxiv_server, tmp_path: Path) -> None:
+    """build, review, check and fetch print the same warning, naming the file; the first three go on
+    without it, and the fetch replaces it."""
+    root, path = _site_with_arxiv_cache(arxiv_server, tmp_path)
+    config = load_site(root)
     path.parent.mkdir(parents=True)
     path.write_bytes(b'{"format": 1, "records": [')
     rel = path.relative_to(root).as_posix()
@@ -154,12 +162,8 @@ def test_a_record_that_cannot_be_one_is_left_out_with_a_warning_and_the_rest_bui
     naming the file, the record and the field; a subject that is no arXiv category is dropped from
     its record (its chip linked to a page that does not exist); check says the same. fetch, which
     writes the file back, takes such a file as unreadable, so it never writes it with a record less."""
-    s = arxiv_server(Corpus([entry_xml("2401.01234", title="Fetched again", authors=("Ada",),
-                                       categories=("cs.DB",))]))
-    root = write_site(tmp_path / "site", {"ada": "name: Ada\nsources:\n" + ARXIV + TYPED}, api=s.url)
+    root, path = _site_with_arxiv_cache(arxiv_server, tmp_path)
     config = load_site(root)
-    path = cache.cache_file(config.cache_path, "ada", config.authors[0].sources[0])
-    assert path is not None
     good = _rec("2401.00001", "Good record").to_json()
     chipped = {**_rec("2401.00002", "Odd subject").to_json(), "subjects": ["cs.DB", "<script>alert(1)</script>"]}
     bad = [{**_rec(f"2401.{10 + i:05d}", f"Bad {i}").to_json(), **change} for i, (change, _) in enumerate(HOSTILE_RECORDS)]
