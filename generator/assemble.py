@@ -44,8 +44,7 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
     base_path = urlsplit(config.base_url).path or "/"
     pages = tuple(
         Page(name=p.name, title=tex_to_text(p.title), body_html=markdown_to_html(p.body, base_path),
-             description=p.description,
-             weight=p.weight, in_nav=p.in_nav)
+             description=p.description, weight=p.weight, in_nav=p.in_nav)
         for p in config.pages
     )
     return SiteModel(

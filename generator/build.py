@@ -172,13 +172,12 @@ def load_config(root: Path, base_url: str | None, parsed: ParsedInputs | None = 
     if not config.authors:
         raise SiteError("no authors configured", path="content/authors/",
                         hint="add one with 'authorsite new-author NAME'")
-    from generator.check import theme_problems
+    from generator.themes import theme_problems   # (not check's import: it loads the link checker)
 
     problems = theme_problems(config)
     if problems:
         raise SiteError.from_problems(problems)
     return config
-
 
 
 def _read_cache(config: SiteConfig, strict: bool, parsed: ParsedInputs, inputs: Inputs,
@@ -187,10 +186,9 @@ def _read_cache(config: SiteConfig, strict: bool, parsed: ParsedInputs, inputs: 
     its configuration are unchanged (generator.snapshot); the cache's warnings and notes are
     logged. ``--strict`` reads the whole cache (the lint reads it) and refuses the same warnings
     as ``check --strict`` (check.site_warnings)."""
+    from generator.config.site import domain_mismatch
     from generator.hollow import forget
     from generator.snapshot import load_authors
-
-    from generator.config.site import domain_mismatch
 
     authors = load_authors(config, inputs, parsed, workers)
     try:

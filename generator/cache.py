@@ -29,7 +29,6 @@ from typing import Any, Callable, Mapping
 
 import orjson
 
-from generator.cache_records import checked_fields
 from generator.config import Source
 from generator.model import Record
 from generator.sources.registry import kind_of
@@ -88,10 +87,6 @@ def read_entry(path: Path,
     except OSError as exc:
         raise ValueError(f"unreadable cache file ({exc})") from exc
     data = decode(raw)
-    if type(data.get("records")) is not list:
-        raise ValueError("malformed cache file: 'records' must be a list")
-    for i, r in enumerate(data["records"]):   # fetch writes the file back: a bad record refuses it all
-        checked_fields(r, i)
     try:
         records = tuple(make_record(r, i) for i, r in enumerate(data["records"]))
     except (KeyError, TypeError, AttributeError) as exc:

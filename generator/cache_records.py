@@ -11,9 +11,9 @@ each record is checked against the JSON form ``model.json_fields`` reads:
 * a subject that is no arXiv category is dropped from the record, and said so (its chip
   would link to a subject page that does not exist).
 
-The build leaves a refused record out and warns, naming the file (``store``); ``fetch``
-refuses the whole file instead (``cache.read_entry``), so it never writes back a cache with a
-record less.
+The build leaves a refused record out and warns, naming the file (``store``); ``fetch``, which
+writes the files back, reads them with ``whole_files`` and takes such a file as unreadable, so it
+never writes back a cache with a record less.
 """
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ def checked_fields(d: Any, i: int) -> tuple[dict[str, Any], str | None]:  # noqa
     if problem is None:
         try:
             fields = json_fields(d, i)
+            _texts_only(fields)
         except (KeyError, TypeError, AttributeError):
             problem = _lists(d) or "a list holds a value of the wrong kind"
     if problem is None:
@@ -80,12 +81,25 @@ def _kind(value: Any) -> str:  # noqa: ANN401 - JSON
     return _KIND.get(type(value), type(value).__name__)
 
 
+def _texts_only(f: dict[str, Any]) -> None:
+    """``TypeError`` unless every list of ``f`` holds texts (pairs of them for source_ids and
+    links): str.join refuses anything else, in C."""
+    "".join(chain(f["subjects"], f["other_terms"], f["origins"], map(_NAME, f["authors"]),
+                  chain.from_iterable(map(_AFFILIATIONS, f["authors"])),
+                  chain.from_iterable(f["source_ids"]), chain.from_iterable(f["links"])))
+    if not (_PAIR_LENGTHS.issuperset(map(len, f["source_ids"])) and _PAIR_LENGTHS.issuperset(map(len, f["links"]))):
+        raise TypeError("not pairs")
+
+
 def _lists(d: dict[str, Any]) -> str | None:
-    """What keeps ``json_fields`` from reading ``d``'s lists, said as a user can fix it."""
+    """What keeps ``d``'s lists from being read (``_texts_only``), said as a user can fix it."""
     for name in _LISTS:
         v = d.get(name)
         if v is not None and type(v) is not list:
             return f"'{name}' must be a list, found {_kind(v)}"
+    for name in _TEXTS:
+        if any(type(c) is not str for c in d.get(name) or ()):
+            return f"'{name}' must be a list of texts"
     for a in d.get("authors") or ():
         if type(a) is not dict or type(a.get("name")) is not str:
             return f"'authors' must hold objects with a 'name' text, found {_kind(a)}"
@@ -110,32 +124,12 @@ def _values(f: dict[str, Any]) -> str | None:
         _GOOD.add(types)
     if not f["key"] or not f["title"].strip():
         return "'key' and 'title' must not be empty"
-    try:   # str.join refuses anything but text, in C: the lists of texts and the authors' names
-        "".join(chain(f["subjects"], f["other_terms"], f["origins"], map(_NAME, f["authors"]),
-                      chain.from_iterable(map(_AFFILIATIONS, f["authors"])),
-                      chain.from_iterable(f["source_ids"]), chain.from_iterable(f["links"])))
-    except TypeError:
-        return _lists_of_texts(f)
-    for name in _PAIRS:
-        if not _PAIR_LENGTHS.issuperset(map(len, f[name])):
-            return f"'{name}' must hold pairs of texts"
     if f["arxiv_id"] is not None and not _ARXIV_ID.fullmatch(f["arxiv_id"]):
         return f"'arxiv_id' {f['arxiv_id']!r:.60} is not an arXiv id (such as 2401.01234, without a version)"
     for name in ("published", "updated"):
         if f[name] is not None and not _DATE.fullmatch(f[name]):
             return f"'{name}' {f[name]!r:.60} is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)"
     return None
-
-
-def _lists_of_texts(f: dict[str, Any]) -> str:
-    for name in _TEXTS:
-        if any(type(c) is not str for c in f[name]):
-            return f"'{name}' must be a list of texts"
-    if any(type(n) is not str for n, _ in f["authors"]):
-        return "'authors' must hold objects with a 'name' text"
-    if any(type(a) is not str for _, affs in f["authors"] for a in affs):
-        return "'affiliations' of an author must be a list of texts"
-    return "'source_ids' and 'links' must hold pairs of texts"
 
 
 @functools.cache

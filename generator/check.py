@@ -15,9 +15,10 @@ from pathlib import Path
 
 from generator.config import SiteConfig, load_site
 from generator.config.site import domain_mismatch
-from generator.errors import Problem, SiteError
+from generator.errors import SiteError
 from generator.linkcheck import check_links
 from generator.store import Store, read_all
+from generator.themes import theme_problems
 
 log = logging.getLogger(__name__)
 
@@ -32,17 +33,6 @@ def site_warnings(config: SiteConfig, store: Store, *, with_lint: bool = True) -
 
         warnings.extend(lint(config, store, load_taxonomy()))
     return warnings
-
-
-def theme_problems(config: SiteConfig) -> list[Problem]:
-    """The theme's problems and those of the templates author files name: check says them, and
-    build before it renders anything (it used to stop half-way, naming a page, not the file)."""
-    from generator.config.schema import AUTHOR
-    from generator.themes import theme_problems as problems_of
-
-    default = AUTHOR.default("template")
-    return problems_of(config.root, config.theme, [(a.path, a.template) for a in config.authors
-                                                   if a.template != default])
 
 
 def incomplete_sources(config: SiteConfig, store: Store) -> list[str]:

@@ -14,12 +14,9 @@ attributes and URL schemes before it reaches a template as safe markup.
 from __future__ import annotations
 
 import functools
-import re
 
 import markdown
 import nh3
-
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 _TAGS = {
     "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "div", "dl", "dt", "em", "h2", "h3",
@@ -54,10 +51,9 @@ def markdown_to_html(text: str, base_path: str = "/") -> str:
 
 def _address(base_path: str, element: str, attribute: str, value: str) -> str | None:
     """An href as the page writes it: under the base path when root-relative."""
-    if attribute != "href":
+    if attribute != "href" or base_path == "/":
         return value
-    local = not _SCHEME.match(value) and not value.startswith("//")
-    if local and value.startswith("/") and base_path != "/" and not value.startswith(base_path):
+    if value.startswith("/") and not value.startswith(("//", base_path)):   # ("//host" is another site)
         return base_path + value[1:]
     return value
 

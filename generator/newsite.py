@@ -284,4 +284,3 @@ def _author_yaml(name: str, slug: str, records: str) -> str:
     query = "'" + f'au:"{name}"'.replace("'", "''") + "'"
     return _AUTHOR_YAML.format(name=name, slug=slug, records=records, query=query,
                                quoted_name=name if plain else json.dumps(name, ensure_ascii=False))
-

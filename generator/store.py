@@ -135,9 +135,12 @@ class Reader:
                 entry = _read_entry(path, _rel(path, config.root), self.parsed, self._make_record)
                 if self.whole_files and entry.skipped:   # fetch: never write back a file with a record less
                     more = f" (and {len(entry.skipped) - 1} more)" if len(entry.skipped) > 1 else ""
-                    raise ValueError(entry.skipped[0].split("; this record")[0] + more)
+                    raise ValueError(entry.skipped[0] + more)
                 entries[(a.slug, key)] = entry
-                notes += [f"{_rel(path, config.root)}: {why}" for why in (*entry.skipped, *entry.dropped)]
+                rel = _rel(path, config.root)
+                notes += [f"{rel}: {why}; this record is left out: correct the file, or fetch the source again"
+                          for why in entry.skipped]
+                notes += [f"{rel}: {why}" for why in entry.dropped]
             except ValueError as exc:
                 unreadable[(a.slug, key)] = Unreadable(_rel(path, config.root), str(exc))
         self.notes += notes
@@ -183,7 +186,7 @@ def _parse(raw: bytes) -> Parsed:
         try:
             f, note = checked_fields(r, i)
         except ValueError as exc:
-            skipped.append(f"{exc}; this record is left out: correct the file, or fetch the source again")
+            skipped.append(str(exc))
             continue
         fields.append(tuple(f.values()))
         if note:

@@ -16,7 +16,7 @@ import json
 import shutil
 from pathlib import Path
 from types import CodeType
-from typing import Any, Callable, Iterable, MutableMapping
+from typing import TYPE_CHECKING, Any, Callable, MutableMapping
 
 import jinja2
 import jinja2.bccache
@@ -24,6 +24,9 @@ import orjson
 
 from generator.errors import Problem, SiteError
 from generator.paths import builtin_theme_dir
+
+if TYPE_CHECKING:
+    from generator.config import SiteConfig
 
 
 
@@ -44,16 +47,18 @@ def theme_layers(root: Path, theme: str) -> list[Path]:
     return layers
 
 
-def theme_problems(root: Path, theme: str, wanted: Iterable[tuple[str, str]]) -> list[Problem]:
-    """Why the site's theme, or a template an author file names (``wanted``: (file, template)),
-    cannot be used: check says it, and build before it renders anything."""
+def theme_problems(config: SiteConfig) -> list[Problem]:
+    """Why the site's theme, or a template an author file names, cannot be used: check says it,
+    and build before it renders anything (it stopped half-way, naming a page, not the file).
+    Each template name is looked for once."""
     try:
-        dirs = template_dirs(root, theme)
+        dirs = template_dirs(config.root, config.theme)
     except SiteError as exc:
         return [Problem(exc.path or "site.yaml", exc.line, f"{exc.message} ({exc.hint})" if exc.hint else exc.message)]
-    return [Problem(path, None, f"'template': '{name}' is a template neither of the site (templates/), of its "
-                    "theme nor of the built-in one; add it to templates/, or remove 'template'")
-            for path, name in dict.fromkeys(wanted) if not any((d / name).is_file() for d in dirs)]
+    found = {name: any((d / name).is_file() for d in dirs) for name in {a.template for a in config.authors}}
+    return [Problem(a.path, None, f"'template': '{a.template}' is a template neither of the site (templates/), of "
+                    "its theme nor of the built-in one; add it to templates/, or remove 'template'")
+            for a in config.authors if not found[a.template]]
 
 
 def template_dirs(root: Path, theme: str) -> list[Path]:
