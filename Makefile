@@ -7,7 +7,7 @@ CLI    := $(VENV)/bin/authorsite
 BASE_URL ?=
 BUILD_FLAGS := $(if $(BASE_URL),--base-url "$(BASE_URL)",)
 
-.PHONY: site test serve fetch check clean bench golden docs
+.PHONY: install site test system-tools serve fetch check clean bench golden docs dist
 
 # pip byte-compiles the libraries it installs, not an editable package's own modules: compiled
 # here, so a run under PYTHONDONTWRITEBYTECODE (set on some machines) does not compile them each time.
@@ -21,18 +21,39 @@ $(VENV)/.installed-test: $(VENV)/.installed pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $@
 
+install: $(VENV)/.installed
+
 site: $(VENV)/.installed
 	$(CLI) build $(BUILD_FLAGS)
 
+# chromium, a Java runtime and npm, installed with apt when missing (as root, or through sudo
+# without a password); otherwise it stops here with the command to run.
+system-tools:
+	@bash tests/setup-system.sh
+
 # vnu-jar (W3C Nu HTML checker) and axe-core for the page-quality tests. --ignore-scripts:
 # vnu-jar's postinstall would download a JDK; the jar is in the package and java comes from apt.
-node_modules/.package-lock.json: package.json package-lock.json
+node_modules/.package-lock.json: package.json package-lock.json | system-tools
 	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+
+# The wheels of authorsite's dependencies (and setuptools, to build it from git): the local
+# package index from which tests/test_release.py and tests/test_install.py install authorsite
+# into a fresh venv with no network.
+$(VENV)/wheelhouse/.made: pyproject.toml | $(VENV)/.installed
+	$(PY) -m pip download --quiet --disable-pip-version-check --only-binary=:all: -d $(VENV)/wheelhouse \
+	  . "setuptools>=70.1"
+	touch $@
 
 # One pytest process per core (pytest-xdist), each taking whole test files (--dist loadfile), so
 # a module's fixtures (a build, a server) are made once, as in a single process.
-test: $(VENV)/.installed-test node_modules/.package-lock.json
+test: system-tools $(VENV)/.installed-test node_modules/.package-lock.json $(VENV)/wheelhouse/.made
 	$(PY) -m pytest -q -n auto --dist loadfile
+
+# The sdist and the wheel a release publishes (.github/workflows/release.yml), checked by twine.
+dist: $(VENV)/.installed-test
+	rm -rf dist
+	$(PY) -m build --no-isolation --outdir dist .
+	$(PY) -m twine check --strict dist/*
 
 serve: $(VENV)/.installed
 	$(CLI) serve

@@ -263,16 +263,17 @@ def clean(ctx: click.Context) -> None:
 @cli.command()
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--title", default="Author profiles", show_default=True)
-@click.option("--repo", metavar="GIT-URL", help="Where the site's Makefile installs authorsite from "
-              "(default: the git URL this authorsite came from).")
-@click.option("--ref", metavar="TAG-OR-COMMIT", help="The tag or commit to install (default: this version's commit).")
+@click.option("--repo", metavar="GIT-URL", help="Install authorsite from this git URL instead of PyPI's release "
+              "of this version (default with --ref: the git URL this authorsite came from).")
+@click.option("--ref", metavar="TAG-OR-COMMIT", help="With --repo: the tag or commit to install (default: the commit "
+              "this authorsite came from).")
 @_handle_errors
 def init(directory: Path, title: str, repo: str | None, ref: str | None) -> None:
     """Create a new site in DIRECTORY with one example author."""
     from generator.newsite import create_site, resolve_pin
 
     pin = create_site(directory, title=title, pin=resolve_pin(repo, ref))
-    log.info("created a new site in %s, installing authorsite from %s at %s", directory, pin.repo, pin.ref)
+    log.info("created a new site in %s; its Makefile installs %s", directory, pin)
     if pin.local:
         log.warning("that URL exists only on this machine, so the site's workflows cannot install authorsite "
                     "on GitHub: run init with --repo https://github.com/OWNER/REPO --ref TAG, or set "

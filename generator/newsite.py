@@ -1,11 +1,12 @@
 """``authorsite init`` and ``authorsite new-author``: write the starting files of a site.
 
 A new site installs authorsite through its own Makefile (``make site``, which its workflows
-run too) from a git URL at a fixed tag or commit: authorsite is not on PyPI, and a pin that
-lives on a public host builds the same on a laptop and on a GitHub runner, while a path to the
-checkout that ran ``init`` exists only on this machine. By default the pin is the version that
-runs ``init``: the git URL and commit pip recorded when it installed authorsite (PEP 610
-``direct_url.json``), or, run from a checkout, its ``origin`` remote and HEAD commit.
+run too): by default the release from PyPI of the version that runs ``init``
+(``authorsite==0.2.0``), so a site builds the same on a laptop and on a GitHub runner. A git
+URL at a tag or commit is pinned only when asked (``--repo``/``--ref``): a fork, or an
+unreleased commit. The Makefile's ``install`` runs the site's ``.ci/install-authorsite``,
+which installs a changed pin into a fresh environment and switches ``.venv`` to it only once
+it runs, so a failed install never leaves the site without authorsite.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 
 import yaml
 
-from generator import ids
+from generator import __version__, ids
 from generator.config import SCHEMA_DIR
 from generator.config.json_schema import AUTHOR_MODELINE, SITE_MODELINE, schema_texts
 from generator.errors import SiteError
@@ -73,36 +74,30 @@ This site lists the publications of the people profiled here. Records link to th
 original sources and are refreshed on a schedule.
 """
 
-_GITIGNORE = "/.venv/\n/output/\n/output.*/\n/.output.authorsite-spare/\n/.authorsite-*\n/.authorsite/\n__pycache__/\n/content/cache/.raw/\n"
+_GITIGNORE = "/.venv\n/.venvs/\n/.venv.new-link\n/output/\n/output.*/\n/.output.authorsite-spare/\n/.authorsite-*\n/.authorsite/\n__pycache__/\n/content/cache/.raw/\n"
 
 _MAKEFILE = """\
-# make site: set up .venv, install authorsite, build output/ from content/ (no network).
-# authorsite is installed from git at a fixed tag or commit (written by 'authorsite init'):
-# to upgrade, set AUTHORSITE_REF to a newer tag or commit; the next 'make site' reinstalls.
+# make site: install authorsite into .venv, build output/ from content/ (no network).
+# {how}
+# A changed pin is installed into a fresh environment under .venvs/, and .venv is switched to
+# it only once it runs: if the install fails (offline, a version that does not exist), the
+# authorsite you had is kept and used, and make says why.
 PYTHON ?= python3
-VENV ?= .venv
-AUTHORSITE_REPO ?= {repo}
-AUTHORSITE_REF ?= {ref}
-AUTHORSITE_PIP ?= authorsite @ git+$(AUTHORSITE_REPO)@$(AUTHORSITE_REF)
-BASE_URL ?=
-CLI := $(VENV)/bin/authorsite
+{pin}BASE_URL ?=
+CLI := .venv/bin/authorsite
 
-.PHONY: site fetch serve check clean
+.PHONY: install site fetch serve check clean
 
-$(VENV)/.installed: Makefile
-\ttest -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
-\t@# pip keeps an installed authorsite of the same version whatever the pin: remove it first.
-\t$(VENV)/bin/python -m pip uninstall --quiet --yes authorsite 2>/dev/null
-\t$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check "$(AUTHORSITE_PIP)"
-\ttouch $@
+install:
+\t@$(PYTHON) .ci/install-authorsite "$(AUTHORSITE_PIP)"
 
-site: $(VENV)/.installed
+site: install
 \t$(CLI) build $(if $(BASE_URL),--base-url "$(BASE_URL)",)
 
-fetch: $(VENV)/.installed
+fetch: install
 \t$(CLI) fetch
 
-serve: $(VENV)/.installed
+serve: install
 \t$(CLI) serve
 
 check: site
@@ -135,15 +130,31 @@ _SCP_STYLE = re.compile(r"(?:[A-Za-z0-9._-]+@)?([A-Za-z0-9.-]+):(?!//)([A-Za-z0-
 
 @dataclass(frozen=True, slots=True)
 class Pin:
-    """Where a new site installs authorsite from: a git URL and a tag or commit."""
+    """Where a new site installs authorsite from: a release from PyPI (``version``), or a git
+    URL (``repo``) at a tag or commit (``ref``) when asked for one."""
 
-    repo: str
-    ref: str
+    version: str = ""
+    repo: str = ""
+    ref: str = ""
 
     @property
     def local(self) -> bool:
         """True when the URL exists only on this machine (a CI runner cannot clone it)."""
         return self.repo.startswith("file://")
+
+    def __str__(self) -> str:
+        return f"{self.repo} at {self.ref}" if self.repo else f"authorsite=={self.version}"
+
+    def makefile(self) -> dict[str, str]:
+        """The Makefile's lines for this pin: how to upgrade, and the variables."""
+        if self.repo:
+            return {"how": "authorsite is installed from git at the tag or commit below (written by 'authorsite "
+                           "init').\n# To upgrade, set AUTHORSITE_REF to a newer tag or commit.",
+                    "pin": f"AUTHORSITE_REPO ?= {self.repo}\nAUTHORSITE_REF ?= {self.ref}\n"
+                           "AUTHORSITE_PIP ?= authorsite @ git+$(AUTHORSITE_REPO)@$(AUTHORSITE_REF)\n"}
+        return {"how": "authorsite is installed from PyPI at the version below (written by 'authorsite init').\n"
+                       "# To upgrade, change it (or try one first: make site AUTHORSITE_VERSION=0.3.0).",
+                "pin": f"AUTHORSITE_VERSION ?= {self.version}\nAUTHORSITE_PIP ?= authorsite==$(AUTHORSITE_VERSION)\n"}
 
 
 def _git(src: Path, *args: str) -> str | None:
@@ -159,7 +170,7 @@ def _checkout_pin(src: Path) -> Pin | None:
     commit = _git(src, "rev-parse", "HEAD")
     if commit is None:
         return None
-    return Pin(_git(src, "remote", "get-url", "origin") or str(src), commit)
+    return Pin(repo=_git(src, "remote", "get-url", "origin") or str(src), ref=commit)
 
 
 def _installed_pin() -> Pin | None:
@@ -172,11 +183,11 @@ def _installed_pin() -> Pin | None:
     vcs = data.get("vcs_info") if isinstance(data, dict) else None
     if not isinstance(vcs, dict) or vcs.get("vcs") != "git" or not vcs.get("commit_id"):
         return None
-    return Pin(str(data.get("url", "")), str(vcs["commit_id"]))
+    return Pin(repo=str(data.get("url", "")), ref=str(vcs["commit_id"]))
 
 
 def running_pin() -> Pin | None:
-    """The version of authorsite running now, as a git URL and commit, when it can be told."""
+    """The authorsite running now as a git URL and commit, when it can be told."""
     src = Path(__file__).resolve().parent.parent
     if (src / "pyproject.toml").is_file() and (src / ".git").exists():
         return _checkout_pin(src)
@@ -195,7 +206,10 @@ def _normal_repo(repo: str) -> str:
 
 
 def resolve_pin(repo: str | None = None, ref: str | None = None) -> Pin:
-    """The pin a new site gets: ``repo`` and ``ref`` as given, the rest from the running version."""
+    """The pin a new site gets: this version's release from PyPI; with ``repo`` or ``ref``, a
+    git URL and commit, the one not given taken from the running version."""
+    if repo is None and ref is None:
+        return Pin(version=__version__)
     running = running_pin() if repo is None or ref is None else None
     repo = repo or (running.repo if running else None)
     ref = ref or (running.ref if running else None)
@@ -203,7 +217,7 @@ def resolve_pin(repo: str | None = None, ref: str | None = None) -> Pin:
         raise SiteError("cannot tell which git URL and commit this authorsite came from, so not which one "
                         "a new site should install", hint="name them: authorsite init DIR --repo "
                         "https://github.com/OWNER/REPO --ref TAG-OR-COMMIT")
-    pin = Pin(_normal_repo(repo), ref)
+    pin = Pin(repo=_normal_repo(repo), ref=ref)
     if not _REPO_URL.fullmatch(pin.repo):
         raise SiteError(f"{repo!r} is not a git URL a Makefile can hold (nor one with a password in it)",
                         hint="pass --repo with an https://, ssh:// or file:// URL (or a folder) without spaces, "
@@ -222,6 +236,7 @@ def create_site(directory: Path, title: str = "Author profiles", pin: Pin | None
         raise SiteError("the title must be one non-empty line")
     pin = pin or resolve_pin()
     directory.mkdir(parents=True, exist_ok=True)
+    scaffold = resources.files("generator").joinpath("scaffold")
     safe_title = '"' + title.replace("\\", "\\\\").replace('"', '\\"') + '"'
     files = {
         "site.yaml": SITE_MODELINE + _SITE_YAML.format(title=safe_title),
@@ -229,12 +244,13 @@ def create_site(directory: Path, title: str = "Author profiles", pin: Pin | None
         "content/pages/about.md": _ABOUT,
         "content/cache/.gitkeep": "",
         ".gitignore": _GITIGNORE,
-        "Makefile": _MAKEFILE.format(repo=pin.repo, ref=pin.ref),
+        "Makefile": _MAKEFILE.format(**pin.makefile()),
         ".ci/run": _CI_RUN,
+        ".ci/install-authorsite": scaffold.joinpath("ci/install-authorsite").read_text("utf-8"),
     }
     # The editor schema of this authorsite version, named by the first line of site.yaml and author files.
     files.update({f"{SCHEMA_DIR}/{name}": text for name, text in schema_texts().items()})
-    workflows = resources.files("generator").joinpath("scaffold/github/workflows")
+    workflows = scaffold.joinpath("github/workflows")
     for name in ("test.yml", "publish.yml"):
         files[f".github/workflows/{name}"] = workflows.joinpath(name).read_text("utf-8")
     for rel, text in files.items():
@@ -242,6 +258,7 @@ def create_site(directory: Path, title: str = "Author profiles", pin: Pin | None
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     (directory / ".ci/run").chmod(0o755)
+    (directory / ".ci/install-authorsite").chmod(0o755)
     return pin
 
 

@@ -31,10 +31,44 @@ GOLDEN = TESTS / "golden"
 # directory (not the base interpreter's) holds the console script.
 BIN = Path(sys.executable).parent
 
+# The wheels of authorsite's dependencies, downloaded by `make test` (the Makefile's
+# wheelhouse): the local package index that installs authorsite with no network.
+WHEELHOUSE = Path(sys.prefix) / "wheelhouse"
+
 DEFAULT_SITE_YAML = """\
 title: Test site
 base_url: /
 """
+
+
+# ----------------------------------------------------------------------------- offline installs
+
+
+def offline(cmd: list[str]) -> tuple[list[str], dict[str, str]]:
+    """``cmd`` with no network: in a new network namespace if allowed, else with dead proxies.
+    pip sees only the local index (WHEELHOUSE), as a machine with no network would."""
+    assert (WHEELHOUSE / ".made").is_file(), f"no {WHEELHOUSE}: run make test, which downloads it"
+    env = dict(os.environ, PIP_NO_INDEX="1", PIP_FIND_LINKS=str(WHEELHOUSE), GIT_ALLOW_PROTOCOL="file",
+               PYTHONDONTWRITEBYTECODE="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
+    for name in ("VIRTUAL_ENV", "PIP_CONSTRAINT", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL"):
+        env.pop(name, None)
+    if subprocess.run(["unshare", "-rn", "true"], capture_output=True).returncode == 0:
+        return ["unshare", "-rn", *cmd], env
+    dead = "http://127.0.0.1:9"
+    env.update(http_proxy=dead, https_proxy=dead, HTTP_PROXY=dead, HTTPS_PROXY=dead, ALL_PROXY=dead, no_proxy="")
+    return cmd, env
+
+
+def copy_working_tree(dest: Path) -> Path:
+    """A copy of what a commit of the working tree would hold (tracked and new files, not the
+    ignored ones: no .venv, output/ or build/): what a push publishes, or a release builds."""
+    names = subprocess.run(["git", "-C", str(REPO), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                           capture_output=True, text=True, check=True, timeout=60).stdout.split("\0")
+    for name in filter(None, names):
+        if (REPO / name).is_file():   # a tracked file deleted in the working tree is left out
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, dest / name, follow_symlinks=False)
+    return dest
 
 
 # ----------------------------------------------------------------------------- projects

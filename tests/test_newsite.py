@@ -24,18 +24,31 @@ def test_init_pins_authorsite_to_a_git_url_and_ref_the_makefile_installs(tmp_pat
     assert "warning" not in res.stderr
     make = (new / "Makefile").read_text()
     assert "AUTHORSITE_REPO ?= https://github.com/a-lab/authorsite.git\nAUTHORSITE_REF ?= v0.2.0\n" in make
-    assert 'pip install --quiet --disable-pip-version-check "$(AUTHORSITE_PIP)"' in make
-    assert "$(VENV)/.installed: Makefile" in make   # a new pin reinstalls
+    assert "AUTHORSITE_PIP ?= authorsite @ git+$(AUTHORSITE_REPO)@$(AUTHORSITE_REF)\n" in make
+    assert '@$(PYTHON) .ci/install-authorsite "$(AUTHORSITE_PIP)"' in make   # compares the pin on every make
     assert str(tmp_path) not in make and "file:" not in make and str(Path(__file__).parents[1]) not in make
     assert (new / ".github/workflows/publish.yml").is_file() and (new / ".ci/run").stat().st_mode & 0o111
 
 
-def test_init_defaults_to_the_running_checkout_at_its_commit_and_says_it_is_local(tmp_path: Path) -> None:
+def test_init_pins_the_release_of_its_own_version_by_default(tmp_path: Path) -> None:
+    """Without --repo or --ref the site installs PyPI's release of the authorsite that made it
+    (tests/test_release.py installs it from a local index and builds)."""
+    from generator import __version__
+
+    res = _init(tmp_path / "s")
+    assert res.returncode == 0 and "warning" not in res.stderr, res.stderr
+    make = (tmp_path / "s/Makefile").read_text()
+    assert f"AUTHORSITE_VERSION ?= {__version__}\nAUTHORSITE_PIP ?= authorsite==$(AUTHORSITE_VERSION)\n" in make
+    assert "git+" not in make and "AUTHORSITE_REPO" not in make and "file:" not in make
+    assert f"installs authorsite=={__version__}" in res.stderr
+
+
+def test_init_with_a_ref_alone_takes_the_running_checkout_and_says_it_is_local(tmp_path: Path) -> None:
     from generator.newsite import running_pin
 
     pin = running_pin()
     assert pin is not None and len(pin.ref) == 40
-    res = _init(tmp_path / "s")
+    res = _init(tmp_path / "s", "--ref", pin.ref)
     assert res.returncode == 0, res.stderr
     assert f"AUTHORSITE_REF ?= {pin.ref}\n" in (tmp_path / "s/Makefile").read_text()
     if pin.local:

@@ -11,8 +11,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from helpers import BIN, REPO
-from test_install import offline
+from helpers import BIN, REPO, offline
 
 MARK = "<!-- readme-test: run -->"
 BLOCK = re.compile(re.escape(MARK) + r"\s*\n(\s*)```sh\n(.*?)\n\s*```", re.S)

@@ -24,7 +24,8 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW_DIR = ROOT / ".github" / "workflows"
 SCAFFOLD_DIR = ROOT / "generator" / "scaffold" / "github" / "workflows"
-NAMES = ("test.yml", "publish.yml")
+NAMES = ("test.yml", "publish.yml")   # in both: the repository and every new site
+ALL = (*NAMES, "release.yml")          # release.yml publishes authorsite itself: the repository only
 # Not resolved: in a virtualenv sys.executable is a symlink in .venv/bin, and
 # that directory, not the base interpreter's, holds the tools.
 BIN = Path(sys.executable).parent
@@ -67,7 +68,7 @@ def _steps(workflow: dict):
 
 @pytest.fixture(scope="module")
 def workflows() -> dict[str, dict]:
-    return {name: _load(WORKFLOW_DIR / name) for name in NAMES}
+    return {name: _load(WORKFLOW_DIR / name) for name in ALL}
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -81,7 +82,7 @@ def test_scaffold_holds_only_these_workflows():
     assert sorted(p.name for p in SCAFFOLD_DIR.iterdir()) == sorted(NAMES)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", ALL)
 def test_schema_valid(name):
     result = subprocess.run(
         [str(_tool("check-jsonschema")), "--builtin-schema", "vendor.github-workflows",
@@ -114,7 +115,7 @@ def test_zizmor_has_no_medium_or_high_findings():
     assert not blocking, f"zizmor findings of medium or high severity: {summary}"
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", ALL)
 def test_every_action_is_pinned_to_a_commit_with_a_version_comment(name):
     path = WORKFLOW_DIR / name
     workflow = _load(path)
@@ -139,7 +140,7 @@ def test_an_action_has_one_pin_across_workflows(workflows):
     assert {a: s for a, s in pins.items() if len(s) > 1} == {}
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", ALL)
 def test_checkout_does_not_persist_credentials(name):
     workflow = _load(WORKFLOW_DIR / name)
     checkouts = [s for _, s in _steps(workflow) if s.get("uses", "").startswith("actions/checkout@")]
@@ -148,7 +149,7 @@ def test_checkout_does_not_persist_credentials(name):
         assert step.get("with", {}).get("persist-credentials") is False
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", ALL)
 def test_no_expressions_inside_run_scripts(name):
     # Expressions reach scripts only through env: (template injection).
     workflow = _load(WORKFLOW_DIR / name)
@@ -231,3 +232,21 @@ def test_publish_workflow(workflows):
 
     upload = next(s for s in steps if s.get("uses", "").startswith("actions/upload-pages-artifact@"))
     assert upload["with"] == {"path": "output"}
+
+
+def test_release_workflow_publishes_with_trusted_publishing(workflows):
+    """A tag publishes to PyPI through OIDC: the publish job alone holds id-token: write, in an
+    environment, and hands the action no password; the build job checks the tag is the version."""
+    workflow = workflows["release.yml"]
+    assert _triggers(workflow) == {"push": {"tags": ["v*"]}}
+    assert workflow["permissions"] == {}
+    build, publish = workflow["jobs"]["build"], workflow["jobs"]["publish"]
+    assert build["permissions"] == {"contents": "read"}
+    assert publish["permissions"] == {"id-token": "write"}
+    assert publish["needs"] == "build" and publish["environment"]["name"] == "pypi"
+    step = publish["steps"][-1]
+    assert step["uses"].startswith("pypa/gh-action-pypi-publish@") and "with" not in step
+    text = (WORKFLOW_DIR / "release.yml").read_text(encoding="utf-8")
+    assert "${{ secrets" not in text and "password:" not in text
+    script = next(s["run"] for _, s in _steps(workflow) if "twine check" in s.get("run", ""))
+    assert "python -m build" in script and '"$TAG" != "v$version"' in script

@@ -1,0 +1,111 @@
+"""A release, as users get it, offline.
+
+The sdist and the wheel are built from the working tree as .github/workflows/release.yml
+builds them, and pass `twine check --strict` (what PyPI checks). The wheel is installed into a
+fresh venv from a local package index (the wheel, plus the wheelhouse of dependencies that
+`make test` downloads) with no network, as `pip install authorsite==VERSION` would from PyPI.
+That authorsite's `init` pins `authorsite==VERSION` and no path of this machine; the site's
+own `make site` installs the release and builds. A pin that cannot be installed (a version
+the index does not have, a git URL that cannot be reached) keeps the authorsite the site had,
+says why, and still builds; with no authorsite to keep, it fails and says so.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from generator import __version__
+from helpers import REPO, WHEELHOUSE, copy_working_tree, offline
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """dist/ of a release: the sdist and the wheel of the working tree."""
+    src = copy_working_tree(tmp_path_factory.mktemp("src"))
+    out = tmp_path_factory.mktemp("dist")
+    res = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(src)],
+                         capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    return out
+
+
+def _run(cmd: list[str], cwd: Path, index: Path, ok: bool = True) -> subprocess.CompletedProcess[str]:
+    argv, env = offline(cmd)
+    env["PIP_FIND_LINKS"] = f"{index} {WHEELHOUSE}"
+    res = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    assert (res.returncode == 0) == ok, f"{cmd}: exit {res.returncode}\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}"
+    return res
+
+
+def test_the_sdist_and_the_wheel_pass_twine_check_and_carry_the_theme(dist: Path) -> None:
+    names = sorted(p.name for p in dist.iterdir())
+    assert names == [f"authorsite-{__version__}-py3-none-any.whl", f"authorsite-{__version__}.tar.gz"]
+    res = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", *map(str, dist.iterdir())],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0 and res.stdout.count("PASSED") == 2, res.stdout + res.stderr
+    inside = set(zipfile.ZipFile(dist / names[0]).namelist())
+    for name in ("generator/_theme/templates/base.html", "generator/_theme/static/style.css",
+                 "generator/data/arxiv-taxonomy.yaml", "generator/scaffold/ci/install-authorsite",
+                 "generator/scaffold/github/workflows/publish.yml"):
+        assert name in inside, name
+    assert not [n for n in inside if "__pycache__" in n or n.startswith(("tests/", "content/"))]
+
+
+def test_a_release_installs_by_version_and_its_sites_pin_that_version(dist: Path, tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    index.mkdir()
+    wheel = next(dist.glob("*.whl"))
+    (index / wheel.name).write_bytes(wheel.read_bytes())
+    user = tmp_path / "user-venv"
+    subprocess.run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", str(user)], check=True,
+                   timeout=300)
+    _run([str(user / "bin/python"), "-m", "pip", "install", "--quiet", f"authorsite=={__version__}"], tmp_path, index)
+
+    _run([str(user / "bin/authorsite"), "init", "lab"], tmp_path, index)
+    site = tmp_path / "lab"
+    make = (site / "Makefile").read_text("utf-8")
+    assert f"AUTHORSITE_VERSION ?= {__version__}\nAUTHORSITE_PIP ?= authorsite==$(AUTHORSITE_VERSION)\n" in make
+    for local in (str(tmp_path), str(REPO), "file:", "git+", str(Path.home())):
+        assert local not in make, local
+
+    first = _run(["make", "site"], site, index)
+    assert f"installing authorsite=={__version__} into .venvs/env-1/" in first.stderr
+    assert (site / ".venv").is_symlink() and (site / "output/authors/jane-doe/index.html").is_file()
+    version = _run([str(site / ".venv/bin/authorsite"), "--version"], site, index).stdout
+    assert version == f"authorsite, version {__version__}\n"
+    assert "installing" not in _run(["make", "site"], site, index).stderr   # the pin did not change
+
+
+def test_a_pin_that_cannot_be_installed_keeps_the_site_working(dist: Path, tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    index.mkdir()
+    wheel = next(dist.glob("*.whl"))
+    (index / wheel.name).write_bytes(wheel.read_bytes())
+    from generator.newsite import create_site, resolve_pin
+
+    site = tmp_path / "lab"
+    create_site(site, pin=resolve_pin())
+    _run(["make", "install"], site, index)
+    kept = f"Keeping authorsite, version {__version__}"
+
+    # On the command line (it used to be ignored), then in the Makefile, then a git URL offline.
+    tried = _run(["make", "site", "AUTHORSITE_VERSION=99.0.0"], site, index)
+    assert "could not install authorsite==99.0.0" in tried.stderr and kept in tried.stderr
+    assert (site / "output/index.html").is_file()
+    makefile = site / "Makefile"
+    makefile.write_text(makefile.read_text("utf-8").replace(f"?= {__version__}\n", "?= 99.0.0\n"), "utf-8")
+    assert kept in _run(["make", "site"], site, index).stderr
+    unreachable = "AUTHORSITE_PIP=authorsite @ git+https://git.invalid/authorsite.git@v9"
+    assert kept in _run(["make", "site", unreachable], site, index).stderr
+    assert sorted(p.name for p in (site / ".venvs").iterdir()) == ["env-1"]   # failed installs leave nothing
+    assert _run([str(site / ".venv/bin/authorsite"), "--version"], site, index).stdout.endswith(f"{__version__}\n")
+
+    # With no working authorsite to keep, make stops and says what to do.
+    (site / ".venv").unlink()
+    lost = _run(["make", "site"], site, index, ok=False)
+    assert "no working authorsite" in lost.stderr and "AUTHORSITE_VERSION" in lost.stderr
