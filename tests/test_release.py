@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from generator import __version__
+from generator.newsite import create_site, resolve_pin
 from helpers import REPO, WHEELHOUSE, copy_working_tree, offline
 
 
@@ -32,6 +33,16 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
                          capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     return out
+
+
+@pytest.fixture
+def index(dist: Path, tmp_path: Path) -> Path:
+    """A local package index holding the release's wheel (its dependencies: the wheelhouse)."""
+    folder = tmp_path / "index"
+    folder.mkdir()
+    wheel = next(dist.glob("*.whl"))
+    (folder / wheel.name).write_bytes(wheel.read_bytes())
+    return folder
 
 
 def _run(cmd: list[str], cwd: Path, index: Path, ok: bool = True) -> subprocess.CompletedProcess[str]:
@@ -56,11 +67,7 @@ def test_the_sdist_and_the_wheel_pass_twine_check_and_carry_the_theme(dist: Path
     assert not [n for n in inside if "__pycache__" in n or n.startswith(("tests/", "content/"))]
 
 
-def test_a_release_installs_by_version_and_its_sites_pin_that_version(dist: Path, tmp_path: Path) -> None:
-    index = tmp_path / "index"
-    index.mkdir()
-    wheel = next(dist.glob("*.whl"))
-    (index / wheel.name).write_bytes(wheel.read_bytes())
+def test_a_release_installs_by_version_and_its_sites_pin_that_version(index: Path, tmp_path: Path) -> None:
     user = tmp_path / "user-venv"
     subprocess.run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", str(user)], check=True,
                    timeout=300)
@@ -81,12 +88,7 @@ def test_a_release_installs_by_version_and_its_sites_pin_that_version(dist: Path
     assert "installing" not in _run(["make", "site"], site, index).stderr   # the pin did not change
 
 
-def test_a_pin_that_cannot_be_installed_keeps_the_site_working(dist: Path, tmp_path: Path) -> None:
-    index = tmp_path / "index"
-    index.mkdir()
-    wheel = next(dist.glob("*.whl"))
-    (index / wheel.name).write_bytes(wheel.read_bytes())
-    from generator.newsite import create_site, resolve_pin
+def test_a_pin_that_cannot_be_installed_keeps_the_site_working(index: Path, tmp_path: Path) -> None:
 
     site = tmp_path / "lab"
     create_site(site, pin=resolve_pin())
