@@ -35,7 +35,7 @@ AUTHORSITE = str(BIN / "authorsite")
 
 MB = 1024 * 1024
 AS_LIMIT = 2048 * MB          # address space: Python and its render processes fit easily; a bomb does not
-E5_SECONDS = 30.0             # the battery's bound per hostile run
+E5_SECONDS = 30.0             # the battery's bound per hostile run: a hang guard (median 0.26 s, max 2.9 s of 73 runs here: 115x)
 E5_RSS_MB = 500.0
 
 

@@ -118,13 +118,18 @@ def test_e6_200_idle_connections_do_not_block_a_normal_request(good_site: Path) 
         idle = [socket.create_connection((s.host, s.port)) for _ in range(200)]
         opening = time.monotonic() - t0
         try:
-            assert opening < 5, f"opening 200 connections took {opening:.1f} s (listen backlog too small?)"
+            # A listen backlog far too small stalls connects for seconds each (SYN retries after 1,
+            # 3, 7 s...). Here the 200 take 1.03 s (median of 5: a few wait one 1 s SYN retry), so
+            # 10 s is 9.7x.
+            assert opening < 10, f"opening 200 connections took {opening:.1f} s (listen backlog too small?)"
             time.sleep(0.3)
             t0 = time.monotonic()
             status, body = s.get("/authors/ada/", timeout=5)
             elapsed = time.monotonic() - t0
             assert status == 200 and b"Ada Lovelace" in body
-            assert elapsed < 1.0, f"a normal GET took {elapsed:.2f} s behind 200 idle connections"
+            # Not blocked: a server that served the idle connections first would answer only when
+            # it drops them (after 15 s). The GET's median is 0.004 s here (5 runs), so 5 s is over 1,000x.
+            assert elapsed < 5.0, f"a normal GET took {elapsed:.2f} s behind 200 idle connections"
         finally:
             for sock in idle:
                 sock.close()

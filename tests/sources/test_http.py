@@ -115,12 +115,17 @@ def test_user_agent_and_one_connection(arxiv_server) -> None:
     assert min(s.gaps()) > 0.05            # and never two at once (the server's end time is a little late)
 
 
+# The bounds below are the behaviour (the client gives up rather than waiting on a server that
+# never answers, or drips for minutes), each at least 5x the median measured here (5 runs).
+GIVES_UP_SECONDS = 6.0   # the 1 s timeout's give-ups: medians 1.04-1.06 s, so 5.7x; a drip lasts minutes
+
+
 def test_accepted_but_never_answered_fails_within_the_deadline(arxiv_server) -> None:
     s = arxiv_server(Script(Reply(hang=True)))
     t0 = time.monotonic()
     with client(retries=0) as c, pytest.raises(FetchError, match="timed out") as info:
         c.get(s.url, body)
-    assert time.monotonic() - t0 < 2.5 and info.value.attempts == 1 and info.value.exit_code == 3
+    assert time.monotonic() - t0 < GIVES_UP_SECONDS and info.value.attempts == 1 and info.value.exit_code == 3
 
 
 def test_slow_drip_is_cut_by_the_overall_deadline(arxiv_server) -> None:
@@ -128,7 +133,7 @@ def test_slow_drip_is_cut_by_the_overall_deadline(arxiv_server) -> None:
     t0 = time.monotonic()
     with client(retries=0) as c, pytest.raises(FetchError, match="deadline"):
         c.get(s.url, body)
-    assert time.monotonic() - t0 < 2.5
+    assert time.monotonic() - t0 < GIVES_UP_SECONDS
 
 
 def test_dripped_headers_are_cut_by_the_overall_deadline(arxiv_server) -> None:
@@ -137,7 +142,7 @@ def test_dripped_headers_are_cut_by_the_overall_deadline(arxiv_server) -> None:
     t0 = time.monotonic()
     with client(retries=0) as c, pytest.raises(FetchError, match="deadline"):
         c.get(s.url, body)
-    assert time.monotonic() - t0 < 1.5
+    assert time.monotonic() - t0 < GIVES_UP_SECONDS
 
 
 def test_body_size_cap_declared_and_streamed(arxiv_server) -> None:
@@ -198,6 +203,7 @@ def test_429_with_retry_after_above_the_cap_gives_up_at_once(arxiv_server) -> No
     t0 = time.monotonic()
     with client(retries=4) as c, pytest.raises(FetchError, match=r"asked to wait 3600 s .*retry_after_cap") as info:
         c.get(s.url, body)
+    # At once, not after the 2 s cap: the median is 0.05 s for the whole test, so 1 s is 20x.
     assert time.monotonic() - t0 < 1 and len(s.hits) == 1
     assert "throttling" in (info.value.hint or "")
 

@@ -15,6 +15,7 @@ from markupsafe import Markup, escape
 
 from generator import latex
 from generator.latex import tex_to_html, tex_to_text
+from latex_cases import ADVERSARIAL
 
 # Inputs inside the repository, found relative to this file, so the tests run the same in CI:
 # two profile-page dumps (copies of ../shared/seeds) and two arXiv API responses (50 entries).
@@ -352,29 +353,20 @@ def test_fuzz_output_is_always_inert() -> None:
         tex_to_text(text)
 
 
-ADVERSARIAL = {
-    "dollars": "$" * 200_000,
-    "dollar_a": "$a" * 100_000,
-    "open_parens": "\\(" * 100_000,
-    "nested_emph": "\\emph{" * 33_000,
-    "closed_nesting": "\\emph{" * 5_000 + "x" + "}" * 5_000,
-    "braces": "{\\em " * 40_000,
-    "backslashes": "\\" * 200_000,
-    "accents": "\\'" * 100_000,
-    "one_formula": "$" + "x" * 200_000 + "$",
-    "many_formulas": " ".join(f"$x_{{{i}}}$" for i in range(25_000)),
-    "tildes": "~" * 200_000,
-    "mixed": r"\emph{a} $b$ c--d ``e'' \method " * 5_000,
-}
+# A hang guard, not a speed claim: catastrophic backtracking on 200 KB takes minutes, so the
+# bound is the behaviour ("finishes"). The slowest case's median here is 0.79 s for the whole
+# test (many_formulas, 5 runs), so 20 s is a margin of 25x; how fast each case is, is measured
+# by bench/latex_adversarial.py.
+HANG_SECONDS = 20.0
 
 
 @pytest.mark.parametrize("name", sorted(ADVERSARIAL))
-def test_200kb_input_is_fast(name: str) -> None:
+def test_200kb_input_finishes_and_stays_inert(name: str) -> None:
     text = ADVERSARIAL[name]
     start = time.perf_counter()
     html = tex_to_html(text)
     plain = tex_to_text(text)
-    assert time.perf_counter() - start < 3.0
+    assert time.perf_counter() - start < HANG_SECONDS
     assert isinstance(html, Markup) and isinstance(plain, str)
     assert_inert(html[:20_000])
     if name == "nested_emph":
