@@ -49,18 +49,42 @@ _RECORD_ONLY = {Record}
 _KEY = attrgetter("key")
 
 
-def common_digest(root: Path, site: SiteModel, options: Mapping[str, Any], theme: str) -> bytes:
+# The site model's bulk, which each job declares as far as it reads it (its task's ``reads``):
+# every other field of SiteModel is a site setting that any template may read, digested whole
+# from the dataclass, so a field added to it is covered without a word here.
+PER_JOB = frozenset({"authors", "subjects", "record_authors", "newest"})
+
+
+def site_settings(site: SiteModel) -> tuple[tuple[str, Any], ...]:
+    """Every field of ``site`` but its bulk (PER_JOB), by name; and which authors there are,
+    by slug and name (every page's navigation and lists name them)."""
+    settings = tuple((f.name, getattr(site, f.name)) for f in dataclasses.fields(site) if f.name not in PER_JOB)
+    return (*settings, ("authors", tuple((a.slug, a.name) for a in site.authors)))
+
+
+def overrides_templates(root: Path, theme: str) -> bool:
+    """True when a template of the site's own is used: one in its templates/ folder, or a theme
+    of its own. Such a template may read anything the globals hold (``site.authors`` and every
+    record), which no job declares."""
+    own = [root / "templates", root / "themes" / theme / "templates"]
+    return any(p.is_file() for d in own if d.is_dir() for p in d.rglob("*"))
+
+
+def common_digest(root: Path, site: SiteModel, options: Mapping[str, Any], theme: str,
+                  digester: Digester | None = None) -> bytes:
     """What every job reads: code, templates and static files of every layer, which theme is the
     site's (every theme's files are hashed: switching between two installed ones changes no
-    file), options, and the site-wide settings of the model (not its authors' records). SHA-256
-    throughout: with the CPU's SHA instructions it digests twice as fast as BLAKE2 here."""
+    file), options, and the site's settings (``site_settings``). With a template of the site's
+    own (``overrides_templates``), the whole site model too: every author and record, so any
+    edit re-renders every page. SHA-256 throughout: with the CPU's SHA instructions it
+    digests twice as fast as BLAKE2 here."""
     h = hashlib.sha256()
     h.update(f"{FORMAT}\0{code_digest()}\0{theme}\0".encode())
     hash_files(h, theme_tops(root), root)
-    settings = (dict(options), site.title, site.description, site.base_url, site.language, site.paginate,
-                site.cname, site.extra, site.pages, site.people, tuple((a.slug, a.name) for a in site.authors),
-                site.feed_size, site.authors_shown, site.venues)
-    h.update(Digester(site).digest(settings))
+    digester = digester or Digester(site)
+    h.update(digester.digest((dict(options), site_settings(site))))
+    if overrides_templates(root, theme):
+        h.update(digester.digest((site.authors, site.subjects, digester.listed(), site.newest)))
     return h.digest()
 
 
