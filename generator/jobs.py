@@ -59,7 +59,7 @@ def common_digest(root: Path, site: SiteModel, options: Mapping[str, Any], theme
     hash_files(h, theme_tops(root), root)
     settings = (dict(options), site.title, site.description, site.base_url, site.language, site.paginate,
                 site.cname, site.extra, site.pages, site.people, tuple((a.slug, a.name) for a in site.authors),
-                site.feed_size, site.authors_shown, site.venues)
+                site.feed_size, site.authors_shown, site.venues, site.accent)
     h.update(Digester(site).digest(settings))
     return h.digest()
 
