@@ -16,6 +16,7 @@ from typing import Iterable, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from generator.config import AuthorConfig, SiteConfig
+from generator.config.accent import dark_variant
 from generator.filters import decide, normalize_name
 from generator.latex import tex_to_text
 from generator.markup import markdown_to_html
@@ -53,6 +54,7 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
         record_authors=listed[0], paginate=config.paginate,
         cname=config.cname, extra=config.extra, people=people,
         feed_size=config.feed_size, authors_shown=config.authors_shown, venues=config.venues, groups=_groups(config),
+        accent=(config.accent, dark_variant(config.accent)) if config.accent else None,
         newest=listed[1],
     )
 

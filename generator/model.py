@@ -357,6 +357,7 @@ class SiteModel:
     authors_shown: int = 10    # names of a record's byline on the pages (generator.byline)
     venues: bool = False       # the per-venue index is built (site.yaml venues: true; generator.venues)
     groups: tuple[str, ...] = ()  # the order of the authors' groups on the home page (site.yaml)
+    accent: tuple[str, str] | None = None  # site.yaml's accent and its dark-scheme variant (config.accent)
     # The site feed's records: the newest feed_size of every author's, each once (assemble.newest;
     # None: made when planned). Site-wide, so the preview keeps it while no author's records change.
     newest: tuple[Record, ...] | None = None

@@ -17,6 +17,7 @@ import jinja2
 from markupsafe import Markup
 
 from generator import byline
+from generator.chart import year_chart
 from generator.filters import normalize_name
 from generator.latex import tex_to_html, tex_to_text
 from generator.model import Author, Person, Record, SiteModel
@@ -263,5 +264,5 @@ def template_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonom
         "author_jsonld": functools.partial(author_jsonld, urls, names, taxonomy,
                                            shown=(site.authors_shown, site.people)),
         "authors_by_slug": site.author_by_slug, "tex": tex_to_html, "tex_text": tex_to_text,
-        "entry_updated": entry_updated, "nav_pages": [p for p in site.pages if p.in_nav], "by_year": by_year,
+        "entry_updated": entry_updated, "year_chart": year_chart, "nav_pages": [p for p in site.pages if p.in_nav], "by_year": by_year,
     }

@@ -51,7 +51,7 @@ SITE_EDITS = {
     "title": ["Lab two", "Lab"], "description": ["Another sentence.", "Our lab."], "language": ["de", "en"],
     "paginate": [5, 6], "feed_size": [2, 5], "authors_shown": [1, 3], "venues": [True, False],
     "extra": [{"motto": "two"}, {"motto": "one"}], "cname": ["www.example.org", None],
-    "contact": ["lab@example.org", None], "citations": ["openalex", None],
+    "contact": ["lab@example.org", None], "citations": ["openalex", None], "accent": ["#6b3fa0", None],
 }
 AUTHOR_EDITS = {
     "affiliation": ["Analytical Engine Laboratory", "University of London"], "role": ["Professor", "PhD student"],

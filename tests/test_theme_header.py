@@ -53,3 +53,20 @@ def test_header_items_never_wrap_and_nothing_scrolls_sideways(base: str, chromiu
                     problems.append(f"{width}px /{path}: scrolls sideways ({got['scroll']} > {got['inner']} px)")
             page.close()
     assert not problems, "\n".join(problems)
+
+
+def test_search_box_has_one_width_on_every_page(base: str, chromium) -> None:  # noqa: ANN001
+    """The current page's link is marked without bold (issue 30: bold made the box 218-233 px wide
+    from page to page); the subjects index and search page have a current link, the others none."""
+    problems = []
+    with borrowed(chromium) as browser:
+        for width in WIDTHS:
+            page = browser.new_page(viewport={"width": width, "height": 800})
+            widths = {}
+            for path in PAGES:
+                page.goto(base + path, wait_until="load")
+                widths[path] = round(page.locator("#site-search-q").bounding_box()["width"], 1)
+            if len(set(widths.values())) != 1:
+                problems.append(f"{width}px: {widths}")
+            page.close()
+    assert not problems, "the search box's width changes between pages:\n" + "\n".join(problems)

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from typing import Any, Callable
 
 from generator import ids
+from generator.config.accent import HEX_PATTERN
 from generator.paths import DEFAULT_OUTPUT_DIR
 
 ARXIV_API = "https://export.arxiv.org/api/query"
@@ -181,6 +182,11 @@ SITE = Table("site.yaml", (
     Key("authors_shown", "int", "names shown in a record's author list on the pages (profiled authors"
         " of the site always show, the rest as 'and N more'); exports keep every author",
         default=10, lo=1, hi=10000),
+    Key("accent", "text", "the colour of links, chart bars and active filters, as #rrggbb; it must reach WCAG AA "
+        "contrast (4.5:1) on the light background, and the dark scheme uses it, or a lighter version of it "
+        "that reaches 4.5:1 there; the theme's blue when absent",
+        check=_matches(HEX_PATTERN), expect="a colour written #rrggbb, such as '#6b3fa0' (quoted: YAML reads # "
+        "as a comment)", pattern=HEX_PATTERN),
     Key("fetch", "section", "how sources are fetched", table=FETCH),
     Key("groups", "texts", "the order of the authors' groups on the home page, such as [current, alumni]; "
         "each author's 'group' must be one of them", default=()),

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import urlsplit
 
+from generator.config import accent
 from generator.config.authors import AuthorConfig, load_authors
 from generator.config.check import CONTROLS, OUTSIDE, Checker, outside, read_table
 from generator.config.pages import PageSource, load_pages
@@ -52,6 +53,7 @@ class SiteConfig:
     venues: bool = SITE.default("venues")               # the per-venue index (generator.venues)
     authors_shown: int = SITE.default("authors_shown")
     groups: tuple[str, ...] = SITE.default("groups")   # the order of the authors' groups on the home page
+    accent: str | None = SITE.default("accent")        # '#rrggbb' with 4.5:1 on the light background
     fetch: FetchPolicy = FetchPolicy()
     extra: Mapping[str, Any] = field(default_factory=dict)
     authors: tuple[AuthorConfig, ...] = ()
@@ -91,6 +93,8 @@ def load_site(root: Path, base_url: str | None = None, parsed: ParsedInputs | No
     values["output_dir"] = _output_dir(ck, m, root, values["output_dir"])
     values["fetch"] = FetchPolicy(**values["fetch"]) if values["fetch"] else FetchPolicy()
     values["extra"] = dict(values["extra"])
+    if values["accent"] and (wrong := accent.problem(values["accent"])):
+        ck.err(m.lines.get("accent"), wrong)
     if ck.problems:
         raise SiteError.from_problems(ck.problems)
     return SiteConfig(root=root, **values, authors=load_authors(root, parsed, groups=values["groups"], helper=helper),
