@@ -250,7 +250,7 @@ def plan_site(config: SiteConfig, site: SiteModel, options: dict[str, object], s
     tasks = [*plan_tasks(env or make_environment(config.root, config.theme), site, load_taxonomy(),
                          root=config.root)] if pages else []
     digester = digester or jobs.Digester(site)
-    common = jobs.common_digest(config.root, site, options, config.theme)
+    common = jobs.common_digest(config.root, site, options, config.theme, digester)
     kept = SubjectJobs.plan(site, digester, common, parsed) if parsed is not None and pages else None
     planned = jobs.plan_jobs(tasks, site, common, digester, kept.known if kept is not None else None)
     if kept is not None:
@@ -268,7 +268,7 @@ def plan_search(config: SiteConfig, site: SiteModel, options: dict[str, object],
     folder ``out`` when it can (generator.search_patch)."""
     from generator.search import search_tasks
 
-    common = jobs.common_digest(config.root, site, options, config.theme)
+    common = jobs.common_digest(config.root, site, options, config.theme, digester)
     return jobs.plan_jobs(search_tasks(site, digester, parsed, out), site, common, digester)
 
 

@@ -49,18 +49,46 @@ _RECORD_ONLY = {Record}
 _KEY = attrgetter("key")
 
 
-def common_digest(root: Path, site: SiteModel, options: Mapping[str, Any], theme: str) -> bytes:
+# The fields of the site model that a job reads only as its plan hands them over (an author's
+# page its author, a subject page its records, each record with who lists it): never digested
+# whole into every job's. What every page reads of the authors (their slugs and names, through
+# ``authors_by_slug``) is (``site_values``).
+PLANNED = frozenset({"authors", "subjects", "record_authors", "newest"})
+
+
+def site_values(site: SiteModel) -> tuple[tuple[str, object], ...]:
+    """What a template of the built-in theme may read of the site model besides its plan: every
+    field but the planned ones, taken from the dataclass (a field added to SiteModel is digested
+    without a word here), and each author's slug and name."""
+    values = tuple((f.name, getattr(site, f.name)) for f in dataclasses.fields(site) if f.name not in PLANNED)
+    return (*values, ("authors", tuple((a.slug, a.name) for a in site.authors)))
+
+
+def overridden(root: Path, theme: str) -> bool:
+    """True when the site has templates of its own (``templates/``, or a theme in ``themes/``):
+    they may read anything the globals reach (``site.authors``, every record), which no plan
+    declares, so every job is keyed on the whole site model (``common_digest``)."""
+    tops = [root / "templates", root / "themes" / theme / "templates"]
+    return any(f.is_file() for top in tops if top.is_dir() for f in top.rglob("*"))
+
+
+def common_digest(root: Path, site: SiteModel, options: Mapping[str, Any], theme: str,
+                  digester: Digester | None = None) -> bytes:
     """What every job reads: code, templates and static files of every layer, which theme is the
     site's (every theme's files are hashed: switching between two installed ones changes no
-    file), options, and the site-wide settings of the model (not its authors' records). SHA-256
+    file), options, and the site's values (``site_values``). When the site overrides templates
+    (``overridden``), the whole model too: every author with its records, every subject, and who
+    lists each record. ``digester``: the plan's, whose record digests are made once. SHA-256
     throughout: with the CPU's SHA instructions it digests twice as fast as BLAKE2 here."""
+    digester = digester or Digester(site)
     h = hashlib.sha256()
     h.update(f"{FORMAT}\0{code_digest()}\0{theme}\0".encode())
     hash_files(h, theme_tops(root), root)
-    settings = (dict(options), site.title, site.description, site.base_url, site.language, site.paginate,
-                site.cname, site.extra, site.pages, site.people, tuple((a.slug, a.name) for a in site.authors),
-                site.feed_size, site.authors_shown, site.venues)
-    h.update(Digester(site).digest(settings))
+    h.update(digester.digest((dict(options), site_values(site))))
+    if overridden(root, theme):
+        digester.renew(site)
+        listed = digester.listed() or digester.digest(site.record_authors)   # (marshal's, in C, when plain)
+        h.update(b"whole model\0" + digester.digest((site.authors, site.subjects)) + listed)
     return h.digest()
 
 

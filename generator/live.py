@@ -233,7 +233,7 @@ class LiveSite:
 
         assert self._env is not None and self._digester is not None
         tasks = author_tasks(self._env, site, load_taxonomy(), slugs, root=config.root)
-        common = jobs.common_digest(config.root, site, self.options, config.theme)
+        common = jobs.common_digest(config.root, site, self.options, config.theme, self._digester)
         return jobs.plan_jobs(tasks, site, common, self._digester)
 
     def _load(self, stale: set[str] | None, whole: bool) -> SiteConfig:
