@@ -1,4 +1,5 @@
-"""A rebuild in place equals a clean build, byte for byte, after any edit (issue 29, acceptance 1).
+"""A rebuild in place equals a clean build, byte for byte, after any edit (issue 29, acceptance 1);
+so does the preview's (generator.live), which keeps its model in memory between edits.
 
 The site (tests/fixtures/incremental-site) is small and has a site-level override of
 ``base.html`` that prints every author's affiliation from ``site.authors`` in the footer: a
@@ -6,7 +7,7 @@ template reading a global, which no job's plan names. Hypothesis draws sequences
 every kind a user makes (each key of site.yaml, ``groups:`` reordered, author fields, typed-in
 record titles, cached record titles, free pages, static files, the override template, authors
 added and removed); after each one the site is rebuilt in place (its own ``output/`` and
-``.authorsite/``, reuse on) and a copy of its inputs is built clean (``--no-reuse``, into a
+``.authorsite/``, reuse on) and a copy of its inputs is built clean (``reuse=False``, into a
 fresh folder): the two output trees must be the same, file for file and byte for byte.
 """
 
@@ -22,6 +23,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from generator.build import build
+from generator.live import LiveSite
 from tests.helpers import TESTS
 
 SITE = TESTS / "fixtures" / "incremental-site"
@@ -192,3 +194,38 @@ def test_every_kind_of_edit_once(tmp_path: Path) -> None:
 def test_random_edit_sequences(tmp_path: Path, names: list[str], seed: int) -> None:
     """Random sequences of at least 20 edits: after each, the rebuild in place equals a clean build."""
     assert run_edits(tmp_path / "seq", names, seed) == []
+
+
+URL = "http://127.0.0.1:8765/"
+
+
+def _inputs(root: Path) -> dict[str, bytes]:
+    return {k: v for name in INPUTS for k, v in ({name: (root / name).read_bytes()} if (root / name).is_file() else
+            {f"{name}/{rel}": data for rel, data in _tree(root / name).items()}).items()}
+
+
+def test_the_preview_after_every_kind_of_edit(tmp_path: Path) -> None:
+    """serve's model kept in memory (``LiveSite.update`` with the paths an edit changed, then
+    ``catch_up``): after each kind of edit its folder equals a clean build's."""
+    root = tmp_path / "site"
+    shutil.copytree(SITE, root)
+    live = LiveSite(root, URL, tmp_path / "preview", search=False)
+    live.update(None)
+    rnd = random.Random(29)
+    stale = []
+    for name in EDITS:
+        before = _inputs(root)
+        EDITS[name](root, rnd)
+        after = _inputs(root)
+        live.update(sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k)), later=True)
+        while live.catch_up() is not None:
+            pass
+        live.index_pending()
+        clean = tmp_path / "clean"
+        shutil.rmtree(clean, ignore_errors=True)
+        build(root, base_url=URL, out_dir=clean, search=False, workers=1, reuse=False)
+        got, want = _tree(live.out_dir), _tree(clean)
+        diff = sorted(k for k in got.keys() | want.keys() if got.get(k) != want.get(k))
+        if diff:
+            stale.append((name, diff))
+    assert stale == []
