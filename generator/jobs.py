@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Collection, Iterable, Mapping, Sequence
 from generator.canonical import plain_seq as _plain_seq, same as _same
 from generator.inputs import code_digest, hash_files, theme_tops
 from generator.output import link_file, link_tree
+from generator.reads import overridden, site_values
 from generator.model import Record, SubjectHeading
 
 from generator.tasks import FolderTask, Task
@@ -47,29 +48,6 @@ if TYPE_CHECKING:
 FORMAT = 4   # 4: a record's digest is made of its content digest and who lists it
 _RECORD_ONLY = {Record}
 _KEY = attrgetter("key")
-
-
-# The fields of the site model that a job reads only as its plan hands them over (an author's
-# page its author, a subject page its records, each record with who lists it): never digested
-# whole into every job's. What every page reads of the authors (their slugs and names, through
-# ``authors_by_slug``) is (``site_values``).
-PLANNED = frozenset({"authors", "subjects", "record_authors", "newest"})
-
-
-def site_values(site: SiteModel) -> tuple[tuple[str, object], ...]:
-    """What a template of the built-in theme may read of the site model besides its plan: every
-    field but the planned ones, taken from the dataclass (a field added to SiteModel is digested
-    without a word here), and each author's slug and name."""
-    values = tuple((f.name, getattr(site, f.name)) for f in dataclasses.fields(site) if f.name not in PLANNED)
-    return (*values, ("authors", tuple((a.slug, a.name) for a in site.authors)))
-
-
-def overridden(root: Path, theme: str) -> bool:
-    """True when the site has templates of its own (``templates/``, or a theme in ``themes/``):
-    they may read anything the globals reach (``site.authors``, every record), which no plan
-    declares, so every job is keyed on the whole site model (``common_digest``)."""
-    tops = [root / "templates", root / "themes" / theme / "templates"]
-    return any(f.is_file() for top in tops if top.is_dir() for f in top.rglob("*"))
 
 
 def common_digest(root: Path, site: SiteModel, options: Mapping[str, Any], theme: str,

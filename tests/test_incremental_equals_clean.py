@@ -24,7 +24,7 @@ import jinja2.nodes
 import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from generator import jobs
+from generator import reads
 from generator.build import build
 from generator.live import LiveSite
 from generator.model import SiteModel
@@ -239,22 +239,22 @@ def test_the_preview_after_every_kind_of_edit(tmp_path: Path) -> None:
 def _global_reads(source: str) -> set[str]:
     """What a template reads of the globals ``site`` and ``authors_by_slug``: 'site.NAME' and
     'authors_by_slug[].NAME', from Jinja's syntax tree."""
-    reads = set()
+    found = set()
     for node in jinja2.Environment().parse(source).find_all(jinja2.nodes.Getattr):
         target = node.node
         if isinstance(target, jinja2.nodes.Name) and target.name == "site":
-            reads.add(f"site.{node.attr}")
+            found.add(f"site.{node.attr}")
         elif isinstance(target, jinja2.nodes.Getitem) and isinstance(target.node, jinja2.nodes.Name) \
                 and target.node.name == "authors_by_slug":
-            reads.add(f"authors_by_slug[].{node.attr}")
-    return reads
+            found.add(f"authors_by_slug[].{node.attr}")
+    return found
 
 
 def test_the_built_in_theme_reads_of_the_globals_only_what_every_digest_covers() -> None:
     """No job of a site without overrides is keyed on the whole model: the built-in theme's
-    templates may read of ``site`` only what ``jobs.site_values`` digests into every job, and of
+    templates may read of ``site`` only what ``reads.site_values`` digests into every job, and of
     ``authors_by_slug`` only names."""
-    covered = {f"site.{name}" for name, _ in jobs.site_values(_tiny_model()) if name != "authors"}
+    covered = {f"site.{name}" for name, _ in reads.site_values(_tiny_model()) if name != "authors"}
     covered |= {"authors_by_slug[].name", "authors_by_slug[].slug"}
     top = builtin_theme_dir() / "templates"
     found = {p.relative_to(top).as_posix(): _global_reads(p.read_text("utf-8")) - covered
