@@ -102,7 +102,7 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
     clock = Clock()
     root = root.resolve()
     options = {"base_url": base_url, "search": search}
-    inputs = read_inputs(root, options)   # before anything is read: see generator.inputs
+    inputs = read_inputs(root, options, reuse)   # before anything is read: see generator.inputs
     target = _target(root, out_dir)
     if target is not None and not strict and reuse:
         done = _unchanged(root, target, inputs.digest, clock)
