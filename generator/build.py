@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,27 +93,29 @@ def _target(root: Path, out_dir: Path | None) -> Path | None:
 
 
 def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = None,
-          strict: bool = False, search: bool = True, workers: int | None = None) -> BuildResult:
-    """Build the site at ``root`` into its output folder (or ``out_dir``)."""
+          strict: bool = False, search: bool = True, workers: int | None = None, reuse: bool = True) -> BuildResult:
+    """Build the site at ``root`` into its output folder (or ``out_dir``). ``reuse=False``: nothing an
+    earlier build made is read (``build --no-reuse``): every job runs, with the same output."""
     from generator import hollow
     from generator.parallel import Pool
 
     clock = Clock()
     root = root.resolve()
     options = {"base_url": base_url, "search": search}
-    inputs = read_inputs(root, options)   # before anything is read: see generator.inputs
+    inputs = read_inputs(root, options, reuse)   # before anything is read: see generator.inputs
     target = _target(root, out_dir)
-    if target is not None and not strict:
+    if target is not None and not strict and reuse:
         done = _unchanged(root, target, inputs.digest, clock)
         if done is not None:
             return done
-    parsed = ParsedInputs(root)
+    scratch = None if reuse else tempfile.TemporaryDirectory(prefix="authorsite-no-reuse-")
+    parsed = ParsedInputs(root) if scratch is None else ParsedInputs.empty(Path(scratch.name))
     early: EarlyIndex | None = None
     prelink: Prelink | None = None
     kept: list[tuple[Record, ...]] = []   # each author's records: those loaded hollow, let go at the end
     with Pool(workers) as pool:
         try:
-            prelink = _prelink(root, target, pool.workers)
+            prelink = _prelink(root, target, pool.workers) if reuse else None
             config = load_config(root, base_url, parsed, helper=pool.workers > 1)
             clock.stage("load config")
             authors, warnings = _read_cache(config, strict, parsed, inputs, pool.workers)
@@ -123,21 +126,24 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
             digester = jobs.Digester(site)
             last = authors.seed(digester, parsed)
             target = (out_dir or config.output_path).resolve()
-            searched = plan_search(config, site, options, digester, parsed, target) if search else _no_search(parsed)
-            early = _early_index(config, authors, searched, target, prelink)
+            searched = plan_search(config, site, options, digester, parsed, target if reuse else None) \
+                if search else _no_search(parsed)
+            early = _early_index(config, authors, searched, target, prelink) if reuse else None
             planned = plan_site(config, site, options, search, digester, parsed=parsed, searched=searched)
             authors.keep_digests(digester, parsed, last)
             clock.stage("plan jobs")
             total, size, rendered = _run(pool, config, planned, target, inputs.digest, clock, early, prelink,
-                                         functools.partial(hollow.fill, kept))
+                                         functools.partial(hollow.fill, kept), reuse)
         finally:
             for helper in (early, prelink):
                 if helper is not None:
                     helper.stop()
             log.debug("kept records never read here: %d", hollow.unread(kept))
             hollow.forget(kept)
+            if scratch is not None:
+                scratch.cleanup()
     log.debug("parsed inputs: %d reused, %d parsed, %d stale entries removed", parsed.hits, parsed.misses,
-              parsed.prune())
+              parsed.prune() if reuse else 0)
     for name, seconds in clock.stages:
         log.debug("  %-22s %6.2f s", name, seconds)
     log.info("%d jobs rendered, %d reused", rendered, len(planned) - rendered)
@@ -311,10 +317,11 @@ def _prelink(root: Path, target: Path | None, workers: int) -> Prelink | None:
 
 def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, inputs: str,
          clock: Clock, early: EarlyIndex | None = None, prelink: Prelink | None = None,
-         fill: Callable[[], int] = int) -> tuple[int, SiteSize, int]:
+         fill: Callable[[], int] = int, reuse: bool = True) -> tuple[int, SiteSize, int]:
     """Reuse what is unchanged, run the rest into staging (but the search index that ``early``
     made, when it made this one), swap it in, then write the manifest. Returns (bytes written,
-    the output's size, jobs run). ``fill`` reads the build's hollow records (generator.hollow)
+    the output's size, jobs run); ``reuse=False``: the last build's manifest is not read, so
+    every job runs. ``fill`` reads the build's hollow records (generator.hollow)
     when many jobs run, before the render processes fork."""
     from generator.output import build_lock, write_site
     from generator.parallel import forks
@@ -351,7 +358,7 @@ def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, 
         return written
 
     with build_lock(config.root), staged.skeleton(target, planned, pool.workers):
-        manifest = jobs.Manifest.read(path)
+        manifest = jobs.Manifest.read(path) if reuse else None
         total, size = write_site(produce, static_dirs(config.root, config.theme), target, site_root=config.root,
                                  seed=functools.partial(staged.seed, manifest, target),
                                  normalize=functools.partial(staged.normalize, planned))

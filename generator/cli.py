@@ -102,13 +102,18 @@ def cli(ctx: click.Context, root: Path, quiet: bool, verbose: bool) -> None:
 @click.option("--strict", is_flag=True,
               help="Exit 1 on warnings (a missing or incomplete cache, lint findings), as 'check --strict' does.")
 @click.option("--no-search", is_flag=True, help="Skip the search index; the search page then finds nothing.")
+@click.option("--no-reuse", is_flag=True,
+              help="Reuse nothing an earlier build made (its files, parsed inputs, orders, search index): "
+                   "every page is made anew, with the same output. For checking a build, or after a doubt.")
 @click.pass_context
 @_handle_errors
-def build(ctx: click.Context, base_url: str | None, output: Path | None, strict: bool, no_search: bool) -> None:
+def build(ctx: click.Context, base_url: str | None, output: Path | None, strict: bool, no_search: bool,
+          no_reuse: bool) -> None:
     """Build the site from the configuration and the committed cache (no network)."""
     from generator.build import build as run_build, plural
 
-    res = run_build(ctx.obj["root"], base_url=base_url, out_dir=output, strict=strict, search=not no_search)
+    res = run_build(ctx.obj["root"], base_url=base_url, out_dir=output, strict=strict, search=not no_search,
+                    reuse=not no_reuse)
     if res.unchanged:
         return
     log.info("built %d files (%.1f MB written) for %s, %s, %s in %.2f s -> %s", res.files, res.bytes / 1e6,

@@ -126,15 +126,15 @@ class Inputs:
             return None
 
 
-def read_inputs(root: Path, options: Mapping[str, Any]) -> Inputs:
+def read_inputs(root: Path, options: Mapping[str, Any], reuse: bool = True) -> Inputs:
     """Every file a build reads, by content, and the options: the 'nothing changed' key, and
     each file's digest (of the bytes read now, or of a file whose stat is what it was when a
-    build read it: ``_StatCache``)."""
+    build read it: ``_StatCache``; ``reuse=False``: every file is read)."""
     h = hashlib.sha256()
     h.update(f"{FORMAT}\0{code_digest()}\0{json.dumps(dict(options), sort_keys=True)}\0".encode())
     prefix = str(root) + os.sep
     files: dict[str, bytes] = {}
-    known = _StatCache(root)
+    known = _StatCache(root, trust=reuse)
     for top in [root / "site.yaml", root / "content", *theme_tops(root)]:
         for path in files_under(top):
             d = known.digest(path)
@@ -157,10 +157,10 @@ class _StatCache:
 
     _RACY_NS = 2_000_000_000
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, trust: bool = True) -> None:
         self.path = root / ".authorsite" / "inputs-stat.bin"
         self.started = time.time_ns()   # before any file is read
-        self.stamp, self.old = self._load()   # when the build that wrote the entries started
+        self.stamp, self.old = self._load() if trust else (0, {})   # when the build that wrote the entries started
         self.new: dict[str, tuple[int, int, int, int, bytes]] = {}
         self.read = 0   # files read now (changed, new, or racy)
 

@@ -1,15 +1,24 @@
 """Jobs keyed by content: each output is rebuilt only when what it reads has changed.
 
 Planning turns every task (generator.tasks) into a ``Job``: the output path, the digest of
-what it reads, ``H(common, H(task.reads))`` (``common_digest``: what every job reads), and the
-task. As in Bazel or Nix, unlike Jekyll's mtime-keyed regeneration (wrong after a checkout),
-no file date is looked at: a fresh clone with the last output and manifest restored (a CI
-cache) reuses every job whose inputs are the same.
+exactly what it reads, and the task that makes it. The digest of a job is
+``H(common, H(task.reads))``, where ``common`` is what every job reads: the code (the
+contents of the package's files and the versions of the libraries it renders with), every
+template and static file of every theme layer, the build options and the site-wide settings.
+As in Bazel or Nix, and unlike Jekyll's mtime-keyed regeneration (wrong after a checkout),
+nothing here looks at file dates: a fresh clone with the last output and manifest restored
+(a CI cache) reuses every job whose inputs are the same.
 
-Reuse is one comparison per job: when the last build's manifest (``.authorsite/``, deleted
-while a build is in flight, ignored at another ``FORMAT``; deleting it is always safe) holds
-the job's digest and the old file is there, it is hard-linked into staging. When the digest
-of every input and the options (``inputs.read_inputs``) is the manifest's, nothing is loaded.
+Reuse is one comparison per job: the manifest of the last build maps each output path to
+its digest; when it equals the job's digest and the old file is there, the file is
+hard-linked into the staging folder instead of being made again. The manifest lives
+outside the output (``.authorsite/`` at the site root), is deleted while a build is in
+flight (a kill costs a full rebuild, never a stale page) and is ignored when its
+``FORMAT`` differs. Deleting it is always safe.
+
+A whole-build shortcut stays: the digest of every input file's contents and the options
+(``inputs.read_inputs``); when it equals the manifest's and every recorded output exists, the
+build stops before loading anything.
 """
 
 from __future__ import annotations
@@ -28,7 +37,9 @@ from typing import TYPE_CHECKING, Any, Collection, Iterable, Mapping, Sequence
 from generator.canonical import plain_seq as _plain_seq, same as _same
 from generator.inputs import code_digest, hash_files, theme_tops
 from generator.output import link_file, link_tree
+from generator.reads import overridden, site_values
 from generator.model import Record, SubjectHeading
+
 from generator.tasks import FolderTask, Task
 
 if TYPE_CHECKING:
@@ -39,37 +50,23 @@ _RECORD_ONLY = {Record}
 _KEY = attrgetter("key")
 
 
-# The site model's bulk, read per job as its task declares (``reads``); every other field of
-# SiteModel is a setting any template may read, digested whole (``site_settings``).
-PER_JOB = frozenset({"authors", "subjects", "record_authors", "newest"})
-
-
-def site_settings(site: SiteModel) -> tuple[tuple[str, Any], ...]:
-    """Every field of ``site`` but its bulk, from the dataclass (a new field needs no word
-    here); and which authors there are, by slug and name (every page's lists name them)."""
-    settings = tuple((f.name, getattr(site, f.name)) for f in dataclasses.fields(site) if f.name not in PER_JOB)
-    return (*settings, ("authors", tuple((a.slug, a.name) for a in site.authors)))
-
-
-def overrides_templates(root: Path, theme: str) -> bool:
-    """A template of the site's own (templates/, or its own theme) may read anything the
-    globals hold (``site.authors``, every record), which no job declares."""
-    own = [root / "templates", root / "themes" / theme / "templates"]
-    return any(p.is_file() for d in own if d.is_dir() for p in d.rglob("*"))
-
-
 def common_digest(root: Path, site: SiteModel, options: Mapping[str, Any], theme: str,
                   digester: Digester | None = None) -> bytes:
-    """What every job reads: code, every layer's templates and static files, the theme's name,
-    options and the site's settings; with templates of the site's own, the whole model too
-    (any edit then re-renders every page). SHA-256: twice BLAKE2's speed with SHA instructions."""
+    """What every job reads: code, templates and static files of every layer, which theme is the
+    site's (every theme's files are hashed: switching between two installed ones changes no
+    file), options, and the site's values (``site_values``). When the site overrides templates
+    (``overridden``), the whole model too: every author with its records, every subject, and who
+    lists each record. ``digester``: the plan's, whose record digests are made once. SHA-256
+    throughout: with the CPU's SHA instructions it digests twice as fast as BLAKE2 here."""
+    digester = digester or Digester(site)
     h = hashlib.sha256()
     h.update(f"{FORMAT}\0{code_digest()}\0{theme}\0".encode())
     hash_files(h, theme_tops(root), root)
-    digester = digester or Digester(site)
-    h.update(digester.digest((dict(options), site_settings(site))))
-    if overrides_templates(root, theme):
-        h.update(digester.digest((site.authors, site.subjects, digester.listed(), site.newest)))
+    h.update(digester.digest((dict(options), site_values(site))))
+    if overridden(root, theme):
+        digester.renew(site)
+        listed = digester.listed() or digester.digest(site.record_authors)   # (marshal's, in C, when plain)
+        h.update(b"whole model\0" + digester.digest((site.authors, site.subjects)) + listed)
     return h.digest()
 
 

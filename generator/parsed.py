@@ -51,7 +51,8 @@ class ParsedInputs:
 
     def __init__(self, root: Path, *, write: bool = True, keep: tuple[str, ...] = ()) -> None:
         """``keep``: the kinds whose values are also held in memory (the preview keeps the author
-        files', so an unchanged one gives the very same object, without unpickling)."""
+        files', so an unchanged one gives the very same object, without unpickling). ``root``:
+        the site, or an empty folder of its own for a build that reuses nothing (``empty``)."""
         from generator.jobs import code_digest
 
         self.dir = parsed_dir(root) / f"v{FORMAT}-{code_digest()[:16]}"
@@ -61,6 +62,12 @@ class ParsedInputs:
         self.used: set[str] = set()          # the keys read or written by this process
         self.hits = self.misses = 0          # values found made before, and made now (here or by a helper)
         self._since = time.time()
+
+    @classmethod
+    def empty(cls, scratch: Path) -> ParsedInputs:
+        """A cache that holds nothing made before (``build --no-reuse``): in ``scratch``, a new
+        folder the build deletes at its end. Its helper processes share it, as they would the site's."""
+        return cls(scratch)
 
     def get(self, kind: str, name: str, data: bytes, parse: Callable[[bytes], T]) -> T:
         """The value ``parse(data)`` gives, from the cache when it holds it. Exceptions of ``parse``
