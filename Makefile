@@ -47,7 +47,7 @@ $(VENV)/wheelhouse/.made: pyproject.toml | $(VENV)/.installed
 # One pytest process per core (pytest-xdist), each taking whole test files (--dist loadfile), so
 # a module's fixtures (a build, a server) are made once, as in a single process.
 test: system-tools $(VENV)/.installed-test node_modules/.package-lock.json $(VENV)/wheelhouse/.made
-	$(PY) -m pytest -q -n auto --dist loadfile
+	$(PY) -m pytest -q -n auto --dist loadfile --durations=15
 
 # The sdist and the wheel a release publishes (.github/workflows/release.yml), checked by twine.
 dist: $(VENV)/.installed-test
