@@ -330,7 +330,17 @@ def main() -> None:
         code: object = 0
     except SystemExit as exc:
         code = exc.code
+    _ignore_late_signals()
     _exit(code)
+
+
+def _ignore_late_signals() -> None:
+    """A SIGINT or SIGTERM that lands once the command has ended (its output written) ends the
+    process with the signal's status, as its default action would, not with a traceback from
+    inside the exit below."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(sig) not in (signal.SIG_IGN, None):
+            signal.signal(sig, lambda signum, frame: os._exit(128 + signum))
 
 
 def _exit(code: object) -> NoReturn:

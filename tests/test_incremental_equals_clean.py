@@ -194,7 +194,7 @@ def test_every_kind_of_edit_once(tmp_path: Path) -> None:
     assert run_edits(tmp_path / "once", list(EDITS), seed=29) == []
 
 
-@settings(max_examples=4, deadline=None, derandomize=True, database=None,
+@settings(max_examples=2, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(names=st.lists(st.sampled_from(sorted(EDITS)), min_size=20, max_size=22), seed=st.integers(0, 2**16))
 def test_random_edit_sequences(tmp_path: Path, names: list[str], seed: int) -> None:
