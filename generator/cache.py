@@ -31,6 +31,7 @@ import orjson
 
 from generator.config import Source
 from generator.model import Record
+from generator.record_json import from_json, to_json
 from generator.sources.registry import kind_of
 
 FORMAT = 1
@@ -79,7 +80,7 @@ def cache_rel(slug: str, source: Source) -> str | None:
 
 
 def read_entry(path: Path,
-               make_record: Callable[[Mapping[str, Any], int], Record] = Record.from_json) -> CacheEntry:
+               make_record: Callable[[Mapping[str, Any], int], Record] = from_json) -> CacheEntry:
     """Read one cache file; raise ``ValueError`` with a reason if it is not usable.
     ``make_record(json, order)`` turns each record's JSON into a ``Record``."""
     try:
@@ -137,7 +138,7 @@ def encode_entry(entry: CacheEntry) -> bytes:
         doc["incomplete"] = {"next_start": entry.incomplete.next_start, "total": entry.incomplete.total}
     if entry.max_results is not None:
         doc["max_results"] = entry.max_results
-    doc["records"] = [r.to_json() for r in sorted(entry.records, key=lambda r: r.key)]
+    doc["records"] = [to_json(r) for r in sorted(entry.records, key=lambda r: r.key)]
     return (json.dumps(doc, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
 
 

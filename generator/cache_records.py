@@ -4,7 +4,7 @@ Cache files are written by ``fetch``, but they are committed, so they are also e
 merged by git and damaged: untrusted JSON like any other input. A value of the wrong type
 ("year": "2023", "title": ["a list"], "arxiv_id": 12345, "published": "yesterday") used to
 pass the reader and crash a build much later, in a sort or a template, with a traceback. Here
-each record is checked against the JSON form ``model.json_fields`` reads:
+each record is checked against the JSON form ``record_json.json_fields`` reads:
 
 * a record with a field of the wrong type (or an arXiv id, a date, an author that is not
   one) is refused with its number, its key, the field and what was found;
@@ -24,25 +24,23 @@ from itertools import chain
 from operator import itemgetter
 from typing import Any
 
-from generator.model import json_fields
+from generator.record_json import JSON_FIELDS, json_fields
 from generator.taxonomy import load_taxonomy
 
 _NONE = type(None)
-_TEXT, _MAYBE_TEXT, _MAYBE_INT = (str,), (str, _NONE), (int, _NONE)   # type(), so True is no int
-# field -> the types its JSON value may have (after json_fields: lists are tuples by then)
-_TYPES = {
-    "key": _TEXT, "title": _TEXT, "year": _MAYBE_INT, "source": _TEXT, "arxiv_id": _MAYBE_TEXT,
-    "version": _MAYBE_INT, "abstract": _TEXT, "published": _MAYBE_TEXT, "updated": _MAYBE_TEXT,
-    "primary_subject": _MAYBE_TEXT, "doi": _MAYBE_TEXT, "journal_ref": _MAYBE_TEXT, "comment": _MAYBE_TEXT,
-    "url": _MAYBE_TEXT, "venue": _MAYBE_TEXT, "citations": _MAYBE_INT, "citations_date": _MAYBE_TEXT,
-}
+_TEXT = (str,)   # (checked with type(), so True is no int)
+# field -> the types its JSON value may have (after json_fields: lists are tuples by then),
+# derived from Record's fields (record_json.JSON_FIELDS), as are the lists below
+_SCALAR_TYPES = {"text": _TEXT, "number": (int,)}
+_TYPES = {f.name: _SCALAR_TYPES[f.kind] + ((_NONE,) if f.optional else ())
+          for f in JSON_FIELDS if f.kind in _SCALAR_TYPES}
 _SCALARS = itemgetter(*_TYPES)
-_LISTS = ("authors", "subjects", "other_terms", "source_ids", "origins", "links")
-_TEXTS = ("subjects", "other_terms", "origins")
+_LISTS = tuple(f.name for f in JSON_FIELDS if f.kind not in _SCALAR_TYPES)
+_TEXTS = tuple(f.name for f in JSON_FIELDS if f.kind == "texts")
 _NAME, _AFFILIATIONS = itemgetter(0), itemgetter(1)   # of json_fields' (name, affiliations) pairs
 _PAIR_LENGTHS = frozenset({2})
 _LIST_TYPES = frozenset({list, _NONE})
-_PAIRS = ("source_ids", "links")
+_PAIRS = tuple(f.name for f in JSON_FIELDS if f.kind == "pairs")
 # The forms ids.parse_arxiv_id reads (new style YYMM.NNNN(N), old style archive(.SC)/YYMMNNN),
 # without a version: a form check in one regex, as the id only ever makes links through ids.
 _ARXIV_ID = re.compile(r"[0-9]{2}(?:0[1-9]|1[0-2])\.[0-9]{4,5}|[a-z]+(?:-[a-z]+)*(?:\.[A-Z]{2})?/[0-9]{2}(?:0[1-9]|1[0-2])[0-9]{3}")

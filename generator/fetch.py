@@ -33,6 +33,7 @@ from generator import cache
 from generator.config import AuthorConfig, SiteConfig, Source
 from generator.errors import EXIT_OK, EXIT_OUTPUT, EXIT_REFUSED, EXIT_UPSTREAM, SiteError
 from generator.model import Record
+from generator.record_json import to_json
 from generator.output import build_lock
 from generator.sources.http import ClientPolicy, FetchError, HttpClient
 from generator.sources.outcome import PartialFetch, fetched_parts
@@ -214,7 +215,7 @@ def merge_fetched(cached: Sequence[Record], fetched: Sequence[Record]) -> tuple[
             new += 1
         elif old.version and r.version and r.version < old.version:
             continue
-        elif old.to_json() != r.to_json():
+        elif to_json(old) != to_json(r):
             updated += 1
         else:
             continue

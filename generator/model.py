@@ -13,6 +13,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
+from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from generator import ids
@@ -62,6 +63,12 @@ def _person(name: str, affiliations: tuple[str, ...]) -> Person:
     return found
 
 
+# A Record field's metadata: how its JSON form (cache files, exports) keeps it. Every other field
+# is always written; its JSON kind comes from its type (``JSON_KINDS``).
+WHEN_SET = MappingProxyType({"json": "when set"})   # written only when it has a value
+NOT_IN_JSON = MappingProxyType({"json": "never"})   # not written (``order``: the position in its source)
+
+
 @dataclass(frozen=True, slots=True)
 class Record:
     """One publication, from any source, normalised."""
@@ -83,14 +90,15 @@ class Record:
     journal_ref: str | None = None
     comment: str | None = None
     url: str | None = None        # validated http(s) link for records without arXiv id
-    order: int = 0                # position in its source (keeps typed-in order stable)
-    # Optional fields, written to the cache only when set (older caches stay byte-identical):
-    venue: str | None = None      # published venue, e.g. "VLDB 2025" (DBLP, OpenAlex, ORCID)
-    source_ids: tuple[tuple[str, str], ...] = ()   # (scheme, id): ("dblp", key), ("openalex", "W..."), ("orcid", put-code)
-    origins: tuple[str, ...] = ()  # labels of every source that gave this record (after merging)
-    links: tuple[tuple[str, str], ...] = ()        # (kind, validated URL): code, slides, video, project, poster
-    citations: int | None = None  # cited_by_count (OpenAlex)
-    citations_date: str | None = None  # ISO 8601 date the count was fetched
+    order: int = field(default=0, metadata=NOT_IN_JSON)  # position in its source (keeps typed-in order stable)
+    # Written to the cache only when set (older caches stay byte-identical):
+    venue: str | None = field(default=None, metadata=WHEN_SET)  # published venue, e.g. "VLDB 2025" (DBLP, OpenAlex, ORCID)
+    # (scheme, id): ("dblp", key), ("openalex", "W..."), ("orcid", put-code)
+    source_ids: tuple[tuple[str, str], ...] = field(default=(), metadata=WHEN_SET)
+    origins: tuple[str, ...] = field(default=(), metadata=WHEN_SET)  # labels of every source that gave this record
+    links: tuple[tuple[str, str], ...] = field(default=(), metadata=WHEN_SET)  # (kind, URL): code, slides, video ...
+    citations: int | None = field(default=None, metadata=WHEN_SET)  # cited_by_count (OpenAlex)
+    citations_date: str | None = field(default=None, metadata=WHEN_SET)  # ISO 8601 date the count was fetched
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         """Pickled as the call ``_record(fields, people)``, the fastest load measured (a rebuild
@@ -145,46 +153,6 @@ class Record:
             return "r-" + _NOT_ASCII_ALNUM.sub("-", rest)
         return "r-" + "".join(c if c.isalnum() else "-" for c in rest)
 
-    def to_json(self) -> dict[str, Any]:
-        """The cache/JSON form: plain types, every field present, stable order."""
-        return {
-            "key": self.key,
-            "title": self.title,
-            "year": self.year,
-            "source": self.source,
-            "arxiv_id": self.arxiv_id,
-            "version": self.version,
-            "authors": [{"name": p.name, "affiliations": list(p.affiliations)} for p in self.authors],
-            "abstract": self.abstract,
-            "published": self.published,
-            "updated": self.updated,
-            "primary_subject": self.primary_subject,
-            "subjects": list(self.subjects),
-            "other_terms": list(self.other_terms),
-            "doi": self.doi,
-            "journal_ref": self.journal_ref,
-            "comment": self.comment,
-            "url": self.url,
-            **{k: v for k, v in self._optional_json().items() if v not in (None, [], ())},
-        }
-
-    def _optional_json(self) -> dict[str, Any]:
-        return {
-            "venue": self.venue,
-            "source_ids": [list(p) for p in self.source_ids],
-            "origins": list(self.origins),
-            "links": [list(p) for p in self.links],
-            "citations": self.citations,
-            "citations_date": self.citations_date,
-        }
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any], order: int = 0) -> "Record":
-        """The inverse of ``to_json``; ``order`` is the record's position in its source."""
-        fields = json_fields(d, order)
-        fields["authors"] = tuple(Person(*n) for n in fields["authors"])
-        return cls(**fields)
-
 
 _FIELDS = tuple(f.name for f in fields(Record))
 _record_fields = attrgetter(*_FIELDS)
@@ -236,23 +204,6 @@ def _set_fields(r: Record, values: tuple[Any, ...]) -> None:
 # id of each hollow record (generator.hollow) -> what fills it, given the record (which holds the
 # author's records, so no id is reused while it is here).
 _HOLLOW: dict[int, Callable[[Any], None]] = {}
-
-
-def json_fields(d: Mapping[str, Any], order: int = 0) -> dict[str, Any]:
-    """The fields of a Record from its JSON form (cache files), defaults filled in; the authors
-    as (name, affiliations) pairs, for the caller to make people of (the store shares them)."""
-    return {
-        "key": d["key"], "title": d["title"], "year": d.get("year"), "source": d.get("source") or "arXiv",
-        "arxiv_id": d.get("arxiv_id"), "version": d.get("version"),
-        "authors": [(a["name"], tuple(a.get("affiliations") or ())) for a in d.get("authors") or ()],
-        "abstract": d.get("abstract") or "", "published": d.get("published"), "updated": d.get("updated"),
-        "primary_subject": d.get("primary_subject"), "subjects": tuple(d.get("subjects") or ()),
-        "other_terms": tuple(d.get("other_terms") or ()), "doi": d.get("doi"), "journal_ref": d.get("journal_ref"),
-        "comment": d.get("comment"), "url": d.get("url"), "order": order,
-        "venue": d.get("venue"), "source_ids": tuple(tuple(p) for p in d.get("source_ids") or ()),
-        "origins": tuple(d.get("origins") or ()), "links": tuple(tuple(p) for p in d.get("links") or ()),
-        "citations": d.get("citations"), "citations_date": d.get("citations_date"),
-    }
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ Speed detail, private to this module: one load interns equal values across all f
 (a co-author named on many records is one ``Person`` object, and so are subject codes
 and lists, sources, and the title and abstract of a record several authors' caches
 hold). At 1,000 authors x 100 records, 550,000 people objects became about a tenth as
-many. The model itself knows nothing of it: ``Record.from_json`` is plain.
+many. The model itself knows nothing of it: ``record_json.from_json`` is plain.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping
 from generator import cache
 from generator.cache_records import checked_fields
 from generator.config import AuthorConfig, SiteConfig, Source
-from generator.model import Person, Record, json_fields
+from generator.model import Person, Record
+from generator.record_json import json_fields
 from generator.sources.registry import kind_of
 
 if TYPE_CHECKING:

@@ -20,6 +20,7 @@ from generator import cache
 from generator.assemble import assemble
 from generator.config import load_site
 from generator.model import Person, Record
+from generator.record_json import to_json
 from generator.store import read_all
 from generator.taxonomy import load_taxonomy
 
@@ -164,9 +165,9 @@ def test_a_record_that_cannot_be_one_is_left_out_with_a_warning_and_the_rest_bui
     writes the file back, takes such a file as unreadable, so it never writes it with a record less."""
     root, path = _site_with_arxiv_cache(arxiv_server, tmp_path)
     config = load_site(root)
-    good = _rec("2401.00001", "Good record").to_json()
-    chipped = {**_rec("2401.00002", "Odd subject").to_json(), "subjects": ["cs.DB", "<script>alert(1)</script>"]}
-    bad = [{**_rec(f"2401.{10 + i:05d}", f"Bad {i}").to_json(), **change} for i, (change, _) in enumerate(HOSTILE_RECORDS)]
+    good = to_json(_rec("2401.00001", "Good record"))
+    chipped = {**to_json(_rec("2401.00002", "Odd subject")), "subjects": ["cs.DB", "<script>alert(1)</script>"]}
+    bad = [{**to_json(_rec(f"2401.{10 + i:05d}", f"Bad {i}")), **change} for i, (change, _) in enumerate(HOSTILE_RECORDS)]
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps({"format": 1, "source": cache.source_description(config.authors[0].sources[0]),
                                 "fetched_at": "2026-01-01T00:00:00Z", "records": [good, chipped, *bad]}))

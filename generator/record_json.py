@@ -1,0 +1,117 @@
+"""A Record's JSON form (cache files, ``fetch``'s comparisons), derived from ``fields(Record)``.
+
+Adding a field to ``Record`` needs no edit here: its JSON kind comes from its type
+(``JSON_KINDS``, which a field of a new type extends once), and a field marked
+``model.WHEN_SET`` is written only when it has a value, so older caches stay byte-identical.
+``cache_records`` checks the types of the same fields from ``JSON_FIELDS``.
+
+The two functions that cross the JSON boundary are written out from ``JSON_FIELDS`` once, at
+import, as ``dataclasses`` writes ``__init__``: a generic loop over the fields took 6x as long
+(21 us a record against 3.7 for the literal dict, and a cold build of 1,000 authors x 100
+records reads 100,000 of them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import MISSING, Field, dataclass, fields
+from typing import Any, Callable, Mapping
+
+from generator.model import Person, Record
+
+# The JSON kind of each type a Record field has.
+JSON_KINDS = {"str": "text", "str | None": "text", "int | None": "number",
+              "tuple[str, ...]": "texts", "tuple[tuple[str, str], ...]": "pairs", "tuple[Person, ...]": "people"}
+
+
+@dataclass(frozen=True, slots=True)
+class JsonField:
+    """A Record field as its JSON form keeps it."""
+
+    name: str
+    kind: str            # a value of JSON_KINDS
+    optional: bool       # its type allows None (the JSON may give null)
+    required: bool       # the JSON must give it: no default and not optional (key, title)
+    when_set: bool       # written only when it has a value (model.WHEN_SET)
+    default: Any         # a text's default, which a missing or empty value becomes
+
+
+def _json_field(f: Field) -> JsonField:
+    has_default = f.default is not MISSING
+    return JsonField(f.name, JSON_KINDS[str(f.type)], "None" in str(f.type),
+                     not has_default and "None" not in str(f.type), f.metadata.get("json") == "when set",
+                     f.default if has_default else None)
+
+
+JSON_FIELDS = tuple(_json_field(f) for f in fields(Record) if f.metadata.get("json") != "never")
+# Fields the JSON does not hold, given by the reader instead: only the position in the source.
+_GIVEN = tuple(f.name for f in fields(Record) if f.metadata.get("json") == "never")
+assert _GIVEN == ("order",), _GIVEN
+
+
+def _read(f: JsonField) -> str:
+    """The expression ``json_fields`` makes the field's value with, from the JSON object ``d``."""
+    got = f"d[{f.name!r}]" if f.required else f"d.get({f.name!r})"
+    if f.kind == "texts":
+        return f"tuple({got} or ())"
+    if f.kind == "pairs":
+        return f"tuple(tuple(p) for p in {got} or ())"
+    if f.kind == "people":
+        return f"[(a['name'], tuple(a.get('affiliations') or ())) for a in {got} or ()]"
+    if f.kind == "text" and isinstance(f.default, str):   # source 'arXiv', abstract '' when missing or empty
+        return f"{got} or {f.default!r}"
+    return got
+
+
+def _write(f: JsonField) -> str:
+    """The expression ``to_json`` writes the field with, from the record ``r``."""
+    got = f"r.{f.name}"
+    if f.kind == "texts":
+        return f"list({got})"
+    if f.kind == "pairs":
+        return f"[list(p) for p in {got}]"
+    if f.kind == "people":
+        return f"[{{'name': p.name, 'affiliations': list(p.affiliations)}} for p in {got}]"
+    return got
+
+
+def _compile(name: str, lines: list[str]) -> Callable[..., Any]:
+    namespace: dict[str, Any] = {}
+    exec("\n".join(lines), {}, namespace)   # noqa: S102 - source made above from the dataclass's fields
+    return namespace[name]
+
+
+_by_name = {f.name: f for f in JSON_FIELDS}
+_json_fields = _compile("json_fields", [
+    "def json_fields(d, order=0):",
+    "    return {" + ", ".join(f"{n!r}: " + (n if n in _GIVEN else _read(_by_name[n]))
+                           for n in (f.name for f in fields(Record))) + "}",
+])
+_to_json = _compile("to_json", [
+    "def to_json(r):",
+    "    out = {" + ", ".join(f"{f.name!r}: {_write(f)}" for f in JSON_FIELDS if not f.when_set) + "}",
+    *(line for f in JSON_FIELDS if f.when_set for line in (
+        f"    if r.{f.name} is not None and r.{f.name} != ():",
+        f"        out[{f.name!r}] = {_write(f)}")),
+    "    return out",
+])
+
+
+def json_fields(d: Mapping[str, Any], order: int = 0) -> dict[str, Any]:
+    """The fields of a Record from its JSON form (cache files), in field order, defaults filled
+    in; the authors as (name, affiliations) pairs, for the caller to make people of (the store
+    shares them). A required field missing is a ``KeyError``; the types are checked by
+    ``cache_records``, not here."""
+    return _json_fields(d, order)
+
+
+def to_json(r: Record) -> dict[str, Any]:
+    """The cache/JSON form: plain types, in field order, each field present unless it is
+    written only when set and is not."""
+    return _to_json(r)
+
+
+def from_json(d: Mapping[str, Any], order: int = 0) -> Record:
+    """The inverse of ``to_json``; ``order`` is the record's position in its source."""
+    values = json_fields(d, order)
+    values["authors"] = tuple(Person(*n) for n in values["authors"])
+    return Record(**values)
