@@ -33,7 +33,7 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
     """The site model. ``authors``: each author of ``config`` already assembled (``assemble_author``;
     the preview keeps those whose inputs did not change); ``subjects``: ``subjects_of(authors)``,
     and ``listed``: (``record_authors(authors)``, ``newest(authors, config.feed_size)``), made
-    already (a build takes them from the last build when it can, generator.subject_order)."""
+    already (a build takes them from the last build when it can, generator.incremental.subject_order)."""
     if authors is None:
         authors = tuple(assemble_author(a, store, taxonomy, config.citations) for a in config.authors)
     if listed is None:

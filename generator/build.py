@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Callable
 
 from generator import jobs
 from generator.errors import SiteError
-from generator.inputs import Inputs, read_inputs
-from generator.parsed import ParsedInputs
+from generator.incremental.inputs import Inputs, read_inputs
+from generator.incremental.parsed import ParsedInputs
 from generator.paths import DEFAULT_OUTPUT_DIR
 from generator.yamlfile import read_yaml
 
@@ -30,12 +30,12 @@ if TYPE_CHECKING:
     import jinja2
 
     from generator.config import SiteConfig
-    from generator.early_index import EarlyIndex
-    from generator.prelink import Prelink
+    from generator.incremental.early_index import EarlyIndex
+    from generator.incremental.prelink import Prelink
     from generator.model import Record, SiteModel
     from generator.parallel import Pool
     from generator.sitesize import SiteSize
-    from generator.snapshot import Authors
+    from generator.incremental.snapshot import Authors
 
 # The rest of the pipeline (Jinja, Markdown, LaTeX, the model) is imported by the steps,
 # after the 'nothing changed' check: a rebuild with nothing to do is mostly import time.
@@ -96,13 +96,13 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
           strict: bool = False, search: bool = True, workers: int | None = None, reuse: bool = True) -> BuildResult:
     """Build the site at ``root`` into its output folder (or ``out_dir``). ``reuse=False``: nothing an
     earlier build made is read (``build --no-reuse``): every job runs, with the same output."""
-    from generator import hollow
+    from generator.incremental import hollow
     from generator.parallel import Pool
 
     clock = Clock()
     root = root.resolve()
     options = {"base_url": base_url, "search": search}
-    inputs = read_inputs(root, options, reuse)   # before anything is read: see generator.inputs
+    inputs = read_inputs(root, options, reuse)   # before anything is read: see generator.incremental.inputs
     target = _target(root, out_dir)
     if target is not None and not strict and reuse:
         done = _unchanged(root, target, inputs.digest, clock)
@@ -189,12 +189,12 @@ def load_config(root: Path, base_url: str | None, parsed: ParsedInputs | None = 
 def _read_cache(config: SiteConfig, strict: bool, parsed: ParsedInputs, inputs: Inputs,
                 workers: int = 1) -> tuple[Authors, list[str]]:
     """Every author, assembled from its cache files or kept from the last build when they and
-    its configuration are unchanged (generator.snapshot); the cache's warnings and notes are
+    its configuration are unchanged (generator.incremental.snapshot); the cache's warnings and notes are
     logged. ``--strict`` reads the whole cache (the lint reads it) and refuses the same warnings
     as ``check --strict`` (check.site_warnings)."""
     from generator.config.site import domain_mismatch
-    from generator.hollow import forget
-    from generator.snapshot import load_authors
+    from generator.incremental.hollow import forget
+    from generator.incremental.snapshot import load_authors
 
     authors = load_authors(config, inputs, parsed, workers)
     try:
@@ -224,10 +224,10 @@ def plural(count: int, noun: str) -> str:
 def _assemble(config: SiteConfig, authors: Authors, parsed: ParsedInputs | None = None) -> SiteModel:
     """The site-wide parts of the model (who lists which record, subjects, people) around the
     authors; each subject's records in the last build's order when nothing that orders them
-    changed (generator.subject_order)."""
+    changed (generator.incremental.subject_order)."""
     from generator.assemble import assemble
     from generator.store import Store
-    from generator.subject_order import listings, subjects
+    from generator.incremental.subject_order import listings, subjects
     from generator.taxonomy import load_taxonomy
 
     tax = load_taxonomy()
@@ -249,7 +249,7 @@ def plan_site(config: SiteConfig, site: SiteModel, options: dict[str, object], s
     apart (``pages=False``), once the pages are in place."""
     from generator.parallel import check_unique
     from generator.render import plan_tasks
-    from generator.subject_jobs import SubjectJobs
+    from generator.incremental.subject_jobs import SubjectJobs
     from generator.taxonomy import load_taxonomy
     from generator.themes import make_environment
 
@@ -271,7 +271,7 @@ def plan_search(config: SiteConfig, site: SiteModel, options: dict[str, object],
                 parsed: ParsedInputs | None, out: Path | None = None) -> list[jobs.Job]:
     """The search index's job. Given the build's ``parsed`` cache, it indexes only the authors
     whose documents changed (generator.search.Kept), and patches the last index in the output
-    folder ``out`` when it can (generator.search_patch)."""
+    folder ``out`` when it can (generator.incremental.search_patch)."""
     from generator.search import search_tasks
 
     common = jobs.common_digest(config.root, site, options, config.theme, digester)
@@ -289,8 +289,8 @@ def _no_search(parsed: ParsedInputs) -> list[jobs.Job]:
 def _early_index(config: SiteConfig, authors: Authors, searched: list[jobs.Job], target: Path,
                  prelink: Prelink | None = None) -> EarlyIndex | None:
     """On a rebuild (few authors assembled anew), the search index started now in a forked
-    process when its digest changed (generator.early_index); None otherwise."""
-    from generator.early_index import REBUILD_SHARE, EarlyIndex
+    process when its digest changed (generator.incremental.early_index); None otherwise."""
+    from generator.incremental.early_index import REBUILD_SHARE, EarlyIndex
     from generator.output import check_output_dir
 
     if not searched:
@@ -309,8 +309,8 @@ def _early_index(config: SiteConfig, authors: Authors, searched: list[jobs.Job],
 
 def _prelink(root: Path, target: Path | None, workers: int) -> Prelink | None:
     """On a rebuild, the last build's files linked into a staging folder by a forked process
-    while this build loads (generator.prelink); None otherwise."""
-    from generator.prelink import Prelink
+    while this build loads (generator.incremental.prelink); None otherwise."""
+    from generator.incremental.prelink import Prelink
 
     return None if target is None else Prelink.start(root, target, workers)
 
@@ -321,11 +321,11 @@ def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, 
     """Reuse what is unchanged, run the rest into staging (but the search index that ``early``
     made, when it made this one), swap it in, then write the manifest. Returns (bytes written,
     the output's size, jobs run); ``reuse=False``: the last build's manifest is not read, so
-    every job runs. ``fill`` reads the build's hollow records (generator.hollow)
+    every job runs. ``fill`` reads the build's hollow records (generator.incremental.hollow)
     when many jobs run, before the render processes fork."""
     from generator.output import build_lock, write_site
     from generator.parallel import forks
-    from generator.prelink import Staging
+    from generator.incremental.prelink import Staging
     from generator.themes import static_dirs
 
     path = jobs.manifest_path(config.root, target)

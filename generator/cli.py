@@ -249,7 +249,7 @@ def clean(ctx: click.Context) -> None:
     """Remove the built site (output_dir) and any leftovers of interrupted builds."""
     from generator.config import load_site
     from generator.output import build_lock, check_output_dir, index_scratch_dir, old_dir, spare_dir, staging_dir
-    from generator.prelink import prelink_dir
+    from generator.incremental.prelink import prelink_dir
 
     config = load_site(ctx.obj["root"])
     out = config.output_path

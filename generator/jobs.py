@@ -34,8 +34,8 @@ from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Collection, Iterable, Mapping, Sequence
 
-from generator.canonical import plain_seq as _plain_seq, same as _same
-from generator.inputs import code_digest, hash_files, theme_tops
+from generator.incremental.canonical import plain_seq as _plain_seq, same as _same
+from generator.incremental.inputs import code_digest, hash_files, theme_tops
 from generator.output import link_file, link_tree
 from generator.reads import overridden, site_values
 from generator.model import Record, SubjectHeading
@@ -155,7 +155,7 @@ class Digester:
         """The digest of every field of a record. The bytes digested are marshal's (version 2: no
         back-references, so equal values give equal bytes), made in C in one call: 81,000 records
         are digested on a full build of a large site. People are shared between records, so their
-        text is made once. Kept with each assembled author (generator.snapshot, ``seed``): a
+        text is made once. Kept with each assembled author (generator.incremental.snapshot, ``seed``): a
         rebuild digests only the records of the authors whose inputs changed."""
         e = self._contents.get(id(r))
         if e is not None:
@@ -308,7 +308,7 @@ def plan_jobs(tasks: Sequence[Task | FolderTask], site: SiteModel, common: bytes
               digester: Digester | None = None, known: Mapping[str, str] | None = None) -> list[Job]:
     """Each task with the digest of ``common`` and of exactly what it reads (``digester``: one
     kept from earlier plans of this site, renewed for ``site``); ``known``: the digests of some
-    outputs, found already (generator.subject_jobs)."""
+    outputs, found already (generator.incremental.subject_jobs)."""
     if digester is None:
         digester = Digester(site)
     else:
@@ -370,7 +370,7 @@ def split(jobs: Iterable[Job], manifest: Manifest | None, old_out: Path,
           missing: Collection[str] | None = None) -> tuple[list[Job], list[Job]]:
     """(reuse, run): a job is reused when the manifest holds its digest and its old output exists.
     ``missing``: the manifest's outputs that are not files in ``old_out``, when known (the
-    helper that linked the others says which: generator.prelink), so that no file is stat'ed."""
+    helper that linked the others says which: generator.incremental.prelink), so that no file is stat'ed."""
     reuse: list[Job] = []
     run: list[Job] = []
     outputs = manifest.outputs if manifest is not None else {}

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Callable, Collection, Iterable
 from generator import jobs
 from generator.build import Clock, load_config, plan_site
 from generator.errors import SiteError
-from generator.parsed import ParsedInputs
+from generator.incremental.parsed import ParsedInputs
 from generator.preview_files import move_in, remove
 
 if TYPE_CHECKING:

@@ -46,7 +46,7 @@ class Person:
 
 
 # Every person unpickled in this process, by (name, affiliations): a rebuild loads each author's
-# snapshot (generator.snapshot), whose records name their co-authors anew, so without it 1,000
+# snapshot (generator.incremental.snapshot), whose records name their co-authors anew, so without it 1,000
 # authors x 100 records gave 433,000 Person objects for 11,451 people (a cold build's store
 # shares them: the authors made by its helper process came back unshared, +80 MB on the tree).
 _PEOPLE: dict[tuple[str, tuple[str, ...]], Person] = {}
@@ -102,11 +102,11 @@ class Record:
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         """Pickled as the call ``_record(fields, people)``, the fastest load measured (a rebuild
-        loads every author's snapshot, generator.snapshot): see ``_record``."""
+        loads every author's snapshot, generator.incremental.snapshot): see ``_record``."""
         return _record, (pickled_values(self),)
 
     def __getattr__(self, name: str) -> Any:  # noqa: ANN401
-        """Called only for a name that is not set: a field of a hollow record (generator.hollow),
+        """Called only for a name that is not set: a field of a hollow record (generator.incremental.hollow),
         filled now. Any other name is missing, as without it."""
         fill = _HOLLOW.get(id(self)) if name in _FIELD_NAMES else None
         if fill is not None:
@@ -201,7 +201,7 @@ def _set_fields(r: Record, values: tuple[Any, ...]) -> None:
     _SLOTS[_AUTHORS](r, found)   # the people, over the names the loop set
 
 
-# id of each hollow record (generator.hollow) -> what fills it, given the record (which holds the
+# id of each hollow record (generator.incremental.hollow) -> what fills it, given the record (which holds the
 # author's records, so no id is reused while it is here).
 _HOLLOW: dict[int, Callable[[Any], None]] = {}
 

@@ -13,7 +13,7 @@ fiftieth of a second's worth of a file's hard link on ext4 (about 0.5 ms each, a
 10 us), and a site of 1,000 authors has 6,000 of them. So the previous build's tree, once
 swapped out, is kept as the next build's staging folder (``spare_dir``, a hidden sibling of
 the output), and the next build removes its files before writing into it (``empty``; or
-generator.prelink keeps those that are hard links of the live build's files, which it would
+generator.incremental.prelink keeps those that are hard links of the live build's files, which it would
 link again); folders the new build leaves empty are removed before the swap (a clean build has
 none). So a build seeded from the spare writes exactly what a build into a new folder writes.
 """
@@ -72,7 +72,7 @@ def spare_dir(out_dir: Path) -> Path:
 
 
 def index_scratch_dir(out_dir: Path) -> Path:
-    """Where a rebuild's search index is made early (generator.early_index), on the output's file system."""
+    """Where a rebuild's search index is made early (generator.incremental.early_index), on the output's file system."""
     return out_dir.with_name(f".{out_dir.name}.authorsite-index")
 
 
@@ -273,7 +273,7 @@ def _normalize_dir(root: Path, path: str) -> tuple[int, int, bool]:
 
 def _keep_folders(tree: Path, spare: Path) -> None:
     """Keep ``tree`` (the previous build, swapped out) as the spare: the next build's staging
-    folder. Its files are removed by the next build (``empty``, or generator.prelink, which
+    folder. Its files are removed by the next build (``empty``, or generator.incremental.prelink, which
     keeps those that are the live build's own files), off this build's path: removing 9,000
     files took 0.4-0.7 s at 1,000 authors. The new build is in place already: a failure here
     only costs the next build its folders."""
@@ -301,7 +301,7 @@ def _new_staging(staging: Path, spare: Path) -> None:
     if spare.is_dir() and not spare.is_symlink():
         try:
             os.rename(spare, staging)
-        except FileNotFoundError:   # taken meanwhile by another build's helper (generator.prelink)
+        except FileNotFoundError:   # taken meanwhile by another build's helper (generator.incremental.prelink)
             pass
         else:
             empty(str(staging))     # the files of the build before the last
@@ -345,7 +345,7 @@ def write_site(produce: Callable[[Path], int], static_dirs: Iterable[Path], out_
                normalize: Callable[[Path], SiteSize] = normalize_tree) -> tuple[int, SiteSize]:
     """Write a whole build into staging (``produce`` writes the generated files and the search
     index there), then swap it in; the previous build stays until then. Returns the bytes written
-    and the size of the whole output. ``seed`` may make the staging folder (generator.prelink)
+    and the size of the whole output. ``seed`` may make the staging folder (generator.incremental.prelink)
     and says whether it did; else it is the spare, or a new folder. ``normalize``: as
     ``normalize_tree`` (a seeded build knows which files it added: ``normalize_added``)."""
     check_output_dir(out_dir, site_root)

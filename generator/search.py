@@ -9,7 +9,7 @@ year, the subjects and whose page it is on. Documents are numbered from the free
 newest paper (papers by the record's date, then key from the last), and search.js ranks the
 higher id first among equal scores: the newest paper, then the first key, the pages last.
 Numbered so, a new paper takes the next id and a rebuild patches the last index
-(generator.search_patch) instead of writing all of it again.
+(generator.incremental.search_patch) instead of writing all of it again.
 
 The files (``generator.search_index``, under ``routes.search_index``): a small ``meta.json``,
 term shards holding consecutive ranges of the sorted terms (up to about 48 KB each), each
@@ -41,12 +41,12 @@ from generator.parallel import run_tasks
 from generator.search_docs import (document_text, documents, in_order, indexed_records, page_docs, page_key,
                                    term_documents)
 from generator.search_index import term_sets, write_terms
-from generator.search_kept import Kept
+from generator.incremental.search_kept import Kept
 from generator.tasks import FolderTask
 
 if TYPE_CHECKING:
     from generator.jobs import Digester
-    from generator.parsed import ParsedInputs
+    from generator.incremental.parsed import ParsedInputs
 
 __all__ = ["Kept", "build_index", "document_text", "documents", "indexed_records", "search_tasks"]
 
@@ -60,7 +60,7 @@ _WEIGHT_PER_RECORD = 3
 def _fill(site: SiteModel, records: Mapping[str, Sequence[Record]], kept: Kept | None, out: Path | None,
           staging: Path) -> int:
     """Write the index of ``records`` (``indexed_records``) into ``staging``: patched from the
-    last build's in ``out`` (the output folder) when it can be (generator.search_patch), else anew."""
+    last build's in ``out`` (the output folder) when it can be (generator.incremental.search_patch), else anew."""
     folder = staging / routes.search_index().path
     pages = [(term_sets(*t), row) for t, row in page_docs(site)]
     if kept is not None and out is not None:

@@ -74,7 +74,7 @@ def author_documents(site: SiteModel, a: Author, records: Sequence[Record]) -> l
 def in_order(docs: list[Any]) -> list[Any]:
     """Papers oldest first (date, then key from the last): the document ids after the free pages'.
     A new paper is most often the newest, so it takes the next id and the others keep theirs
-    (generator.search_patch); search.js ranks the higher id first among equal scores, that is
+    (generator.incremental.search_patch); search.js ranks the higher id first among equal scores, that is
     the newest paper, then the one of the first key, as before."""
     docs.sort(key=itemgetter(1), reverse=True)
     docs.sort(key=itemgetter(0))   # stable: the key breaks ties

@@ -141,7 +141,7 @@ def delta_entry(term: str, deltas: list[list[int]]) -> bytes:
 class Packer:
     """Cuts consecutive term entries into shards: a shard takes entries while they fit in
     ``SHARD_BYTES`` (one entry alone may be more). One home for the rule, which the rebuild's
-    patch (generator.search_patch) replays from a shard of the last index."""
+    patch (generator.incremental.search_patch) replays from a shard of the last index."""
 
     def __init__(self) -> None:
         self.out: list[tuple[str, bytes]] = []

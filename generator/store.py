@@ -32,7 +32,7 @@ from generator.record_json import json_fields
 from generator.sources.registry import kind_of
 
 if TYPE_CHECKING:
-    from generator.parsed import ParsedInputs
+    from generator.incremental.parsed import ParsedInputs
 
 Key = tuple[str, str]          # (author slug, cache key)
 
@@ -86,7 +86,7 @@ def read_all(config: SiteConfig, slugs: Collection[str] | None = None, *, parsed
     """Read the cache file of every fetched source of every author (or of ``slugs``) once.
     A record that cannot be one is left out with a note; with ``whole_files`` (fetch, which
     writes the files back) it makes its whole file unreadable instead.
-    ``parsed``: the parsed-input cache (generator.parsed), so only files never seen are parsed.
+    ``parsed``: the parsed-input cache (generator.incremental.parsed), so only files never seen are parsed.
     ``reuse``: a store read before (the preview's), whose entries are kept for every file but
     those in ``stale`` (the files the watcher saw change)."""
     reader = Reader(config, parsed, reuse, stale, whole_files)
@@ -98,7 +98,7 @@ def read_all(config: SiteConfig, slugs: Collection[str] | None = None, *, parsed
 
 class Reader:
     """Reads the cache files of one author after another into one store (``read_all``; the
-    build reads only the authors whose snapshot is not kept, generator.snapshot)."""
+    build reads only the authors whose snapshot is not kept, generator.incremental.snapshot)."""
 
     def __init__(self, config: SiteConfig, parsed: ParsedInputs | None = None, reuse: Store | None = None,
                  stale: Collection[Path] = (), whole_files: bool = False) -> None:

@@ -1,5 +1,5 @@
 """The previous build kept as the next staging folder (output.spare_dir) and the staging folder
-a helper links while a rebuild loads (generator.prelink): a build seeded from either gives a
+a helper links while a rebuild loads (generator.incremental.prelink): a build seeded from either gives a
 clean build's bytes, never writes through a link into the live output, and what is not ours is
 never followed."""
 
@@ -17,7 +17,7 @@ from generator import jobs
 from generator.build import build
 from generator.errors import SiteError
 from generator.output import spare_dir
-from generator.prelink import Prelink, clear_stale, prelink_dir
+from generator.incremental.prelink import Prelink, clear_stale, prelink_dir
 from generator.sitesize import measure
 
 
@@ -198,7 +198,7 @@ def test_a_prelinked_rebuild_normalizes_what_it_adds_and_reports_the_whole_outpu
                          ids=["torn", "wrong-type", "missing"])
 def test_a_helper_report_that_cannot_be_read_costs_a_walk_of_the_whole_folder(
         tmp_path: Path, report: bytes | None, monkeypatch: pytest.MonkeyPatch) -> None:
-    from generator import prelink
+    from generator.incremental import prelink
 
     real = prelink.link_outputs
 
@@ -242,7 +242,7 @@ def test_a_first_build_keeps_its_folders_as_the_spare_of_the_next(tmp_path: Path
     """A first build (no output yet) has a small process make its folders while it renders (at
     the lowest priority: on a busy machine it may not be done, and what it made is kept); they
     are the next build's spare, which that build's helper fills."""
-    from generator.prelink import Skeleton
+    from generator.incremental.prelink import Skeleton
 
     out = tmp_path / "site" / "output"
     out.parent.mkdir()

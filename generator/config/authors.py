@@ -24,7 +24,7 @@ from generator.model import Link, Photo
 from generator.yamlfile import YMap, decode_yaml, read_bytes
 
 if TYPE_CHECKING:
-    from generator.parsed import ParsedInputs
+    from generator.incremental.parsed import ParsedInputs
 
 
 @dataclass(frozen=True, slots=True)

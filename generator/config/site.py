@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import urlsplit
 
-from generator.config import accent
+from generator.config.accent import problem as accent_problem
 from generator.config.authors import AuthorConfig, load_authors
 from generator.config.check import CONTROLS, OUTSIDE, Checker, outside, read_table
 from generator.config.pages import PageSource, load_pages
@@ -22,7 +22,7 @@ from generator.errors import SiteError
 from generator.yamlfile import YMap, read_yaml
 
 if TYPE_CHECKING:
-    from generator.parsed import ParsedInputs
+    from generator.incremental.parsed import ParsedInputs
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +76,7 @@ class SiteConfig:
 def load_site(root: Path, base_url: str | None = None, parsed: ParsedInputs | None = None,
               helper: bool = False) -> SiteConfig:
     """Read the whole site configuration; raise one ``SiteError`` listing every problem.
-    ``parsed``: the parsed-input cache, for the author files (generator.parsed), which a forked
+    ``parsed``: the parsed-input cache, for the author files (generator.incremental.parsed), which a forked
     process may parse in part meanwhile (``helper``: the build has more than one core)."""
     root = root.resolve()
     site_file = root / "site.yaml"
@@ -93,7 +93,7 @@ def load_site(root: Path, base_url: str | None = None, parsed: ParsedInputs | No
     values["output_dir"] = _output_dir(ck, m, root, values["output_dir"])
     values["fetch"] = FetchPolicy(**values["fetch"]) if values["fetch"] else FetchPolicy()
     values["extra"] = dict(values["extra"])
-    if values["accent"] and (wrong := accent.problem(values["accent"])):
+    if values["accent"] and (wrong := accent_problem(values["accent"])):
         ck.err(m.lines.get("accent"), wrong)
     if ck.problems:
         raise SiteError.from_problems(ck.problems)

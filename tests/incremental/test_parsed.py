@@ -1,4 +1,4 @@
-"""The parsed-input cache (generator.parsed): a rebuild parses only the files whose bytes are
+"""The parsed-input cache (generator.incremental.parsed): a rebuild parses only the files whose bytes are
 new; a damaged, truncated, foreign or other-version entry is ignored and made again, never
 trusted and never an error; the build's output does not depend on it."""
 
@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from test_jobs import synthetic_site, tree
 
-from generator import parsed as parsed_mod
+from generator.incremental import parsed as parsed_mod
 from generator.build import build
 from generator.config import load_site
-from generator.parsed import ParsedInputs, entries, parsed_dir
+from generator.incremental.parsed import ParsedInputs, entries, parsed_dir
 from generator.store import read_all
 
 
@@ -97,7 +97,7 @@ def test_the_build_output_does_not_depend_on_the_cache(site: Path, tmp_path: Pat
     build(site, out_dir=tmp_path / "c", search=False, workers=1)
     assert tree(tmp_path / "c") == tree(tmp_path / "a")
     # a stale entry (an author file that no longer has those bytes, and that author as assembled
-    # from them) is pruned after a build; the build keeps no parsed cache file (generator.snapshot:
+    # from them) is pruned after a build; the build keeps no parsed cache file (generator.incremental.snapshot:
     # the assembled author is kept instead)
     author = site / "content/authors/a001.yaml"
     before = {f.name for f in entries(site)}

@@ -1,4 +1,4 @@
-"""generator.subject_order: each subject's records taken from the last build's positions are the
+"""generator.incremental.subject_order: each subject's records taken from the last build's positions are the
 very subjects ``assemble.subjects_of`` makes, whatever changed; a real parsed-input cache."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ import random
 from array import array
 from pathlib import Path
 
-from generator import subject_order
+from generator.incremental import subject_order
 from generator.assemble import newest, record_authors, sort_newest_first, subjects_of
 from generator.model import Author, Person, Record
-from generator.parsed import ParsedInputs
-from generator.subject_order import KIND, listings, order_digest, subjects
+from generator.incremental.parsed import ParsedInputs
+from generator.incremental.subject_order import KIND, listings, order_digest, subjects
 from generator.taxonomy import load_taxonomy
 
 TAX = load_taxonomy()
@@ -104,7 +104,7 @@ def test_positions_that_do_not_fit_are_never_taken(tmp_path: Path) -> None:
     authors = _authors(3)
     parsed = ParsedInputs(tmp_path)
     subjects(authors, _orders(authors), TAX, parsed)
-    from generator.subject_order import _key
+    from generator.incremental.subject_order import _key
 
     key = _key(authors, _orders(authors))
     assert key is not None

@@ -1,4 +1,4 @@
-"""The subjects' job digests kept from the last build (generator.subject_jobs): a plan that takes
+"""The subjects' job digests kept from the last build (generator.incremental.subject_jobs): a plan that takes
 them gives every job the digest a plan made from nothing gives, after every kind of edit, and
 takes them for the subjects none of whose authors' records changed."""
 
@@ -12,9 +12,9 @@ from test_jobs import assert_same_as_clean, cli, synthetic_site
 from generator import jobs
 from generator.build import _assemble, _read_cache, load_config, plan_site
 from generator.cache import cache_file, read_entry, write_entry
-from generator.inputs import read_inputs
-from generator.parsed import ParsedInputs
-from generator.subject_jobs import KIND, SubjectJobs
+from generator.incremental.inputs import read_inputs
+from generator.incremental.parsed import ParsedInputs
+from generator.incremental.subject_jobs import KIND, SubjectJobs
 
 OPTIONS: dict[str, object] = {"base_url": None, "search": False}
 

@@ -13,7 +13,7 @@ from generator import routes
 from generator.build import build
 from generator.cache import cache_file, read_entry, write_entry
 from generator.config import load_site
-from generator.parsed import ParsedInputs, entries
+from generator.incremental.parsed import ParsedInputs, entries
 from generator.search import Kept
 
 SEARCH = routes.search_index().path
@@ -119,7 +119,7 @@ def test_a_damaged_or_foreign_kept_entry_is_ignored(tmp_path: Path) -> None:
 
 
 def test_a_rebuilds_index_made_early_by_a_helper_is_a_clean_builds(tmp_path: Path) -> None:
-    """generator.early_index: on a rebuild whose index changed, a forked process makes it while
+    """generator.incremental.early_index: on a rebuild whose index changed, a forked process makes it while
     the build plans and renders; the build takes it, and the output is a clean build's. With
     the helper's folder unusable, the build makes the index itself, with the same bytes."""
     from test_jobs import assert_same_as_clean, cli
@@ -161,7 +161,7 @@ def _fail(dest: Path) -> int:
 def test_the_early_index_is_taken_only_when_the_helper_made_that_job(tmp_path: Path) -> None:
     from test_snapshot_share import _children
 
-    from generator.early_index import EarlyIndex
+    from generator.incremental.early_index import EarlyIndex
     from generator.jobs import Job, Manifest
     from generator.output import index_scratch_dir
 

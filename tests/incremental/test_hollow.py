@@ -1,4 +1,4 @@
-"""Records loaded hollow (generator.hollow): the fields a rebuild reads are there without loading;
+"""Records loaded hollow (generator.incremental.hollow): the fields a rebuild reads are there without loading;
 the first read of any other field of a record loads its author's records once and fills that
 one, in the very object; then they are records like any other (equal, hashable, frozen, pickled, digested
 alike). Values that are not theirs fill nothing."""
@@ -10,7 +10,9 @@ import pickle
 
 import pytest
 
-from generator import hollow, model
+from generator import model
+
+from generator.incremental import hollow
 from generator.jobs import Digester
 from generator.model import Person, Record, pickled_values
 

@@ -3,10 +3,10 @@
 ``assemble.subjects_of`` sorts every subject's records newest first (244,000 listed at 1,000
 x 100: about 0.7 s of a rebuild). What it makes depends on nothing but each author's slug, in
 site order, and per record, in the author's order: its key, year, first-version date and
-subjects (``order_digest``, made with each author's part, generator.snapshot). A rebuild that
+subjects (``order_digest``, made with each author's part, generator.incremental.snapshot). A rebuild that
 changes none of them (an author's affiliation or bio, a title, an abstract) takes each
 subject's records from the last build's positions, (author, record) pairs kept in the
-parsed-input cache (generator.parsed: versioned by the code, checksummed, safe to delete)
+parsed-input cache (generator.incremental.parsed: versioned by the code, checksummed, safe to delete)
 under the digest of those fields; any other build sorts them anew and keeps the positions.
 The records taken are this build's own objects, so a changed title is shown. Who lists each
 record and the site feed's newest records (``listings``) follow from the same fields, and are
@@ -25,7 +25,7 @@ from generator.assemble import newest, record_authors, subject, subjects_of
 from generator.model import Author, Record, Subject
 
 if TYPE_CHECKING:
-    from generator.parsed import ParsedInputs
+    from generator.incremental.parsed import ParsedInputs
     from generator.taxonomy import Taxonomy
 
 KIND = "subject-order"

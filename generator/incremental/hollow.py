@@ -1,7 +1,7 @@
 """Records loaded hollow: the few fields a rebuild reads of every record, the rest on first use.
 
 A rebuild of a large site keeps most authors as the last build assembled them
-(generator.snapshot), and before it renders it reads only a few fields of their records: who
+(generator.incremental.snapshot), and before it renders it reads only a few fields of their records: who
 lists them (``key``), the subjects' and feeds' order (``year``, ``published``), the feeds' dates
 (``updated``), the subjects (``subjects``), the venue pages (``venue``); their digests are kept.
 Unpickling every field of 100,000 records at 1,000 x 100 was a third of a one-author rebuild,

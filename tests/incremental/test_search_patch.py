@@ -1,4 +1,4 @@
-"""The rebuild's search index patched from the last one (generator.search_patch): after any
+"""The rebuild's search index patched from the last one (generator.incremental.search_patch): after any
 edit it is the index a clean build writes, byte for byte, and a last index that is not the
 one kept, or whose files changed, is never patched from."""
 
@@ -18,7 +18,7 @@ from generator.build import build
 from generator.cache import cache_file, read_entry, write_entry
 from generator.config import load_site
 from generator.search_index import term_sets, write_terms
-from generator.search_patch import Last, New, Stale, meta_digest, patch
+from generator.incremental.search_patch import Last, New, Stale, meta_digest, patch
 
 WORDS = [f"w{n}" for n in range(60)] + ["graph", "graphs", "learning", "lemma", "zeta", "ζήτα", "straße"]
 
@@ -155,7 +155,7 @@ def _first_retitled(new: New) -> New:
 
 
 def test_too_many_moved_documents_are_indexed_anew(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from generator import search_patch
+    from generator.incremental import search_patch
 
     old, last, new, changed = _small(tmp_path, monkeypatch)
     monkeypatch.setattr(search_patch, "FLOOR", 10)
@@ -207,7 +207,7 @@ def test_a_rebuilds_patched_index_is_a_clean_builds(tmp_path: Path) -> None:
 
 
 def test_the_common_prefix_of_the_kept_keys_and_this_builds() -> None:
-    from generator.search_patch import prefix
+    from generator.incremental.search_patch import prefix
 
     assert prefix(("a", "b", "c", "d"), ["a", "b", "x", "d"]) == 2   # a tuple kept, a list made (review)
     assert prefix(("a", "b"), ["a", "b", "c"]) == 2 and prefix((), ["a"]) == 0 and prefix(("z",), ["a"]) == 0

@@ -1,5 +1,5 @@
 """A cold build's author files and authors made by two processes (generator.config.authors._helping,
-generator.snapshot._share): the forked helper only speeds the build up; what it does not keep,
+generator.incremental.snapshot._share): the forked helper only speeds the build up; what it does not keep,
 the build's process makes, what it makes is what one process makes, and every problem is
 reported by the build's process."""
 
@@ -13,9 +13,9 @@ import pytest
 from test_jobs import synthetic_site
 
 from generator.config import load_site
-from generator.inputs import read_inputs
-from generator.parsed import ParsedInputs, entries
-from generator.snapshot import _SHARE_FROM, KIND, load_authors
+from generator.incremental.inputs import read_inputs
+from generator.incremental.parsed import ParsedInputs, entries
+from generator.incremental.snapshot import _SHARE_FROM, KIND, load_authors
 
 
 def _load(root: Path, workers: int, parsed: ParsedInputs | None = None):   # noqa: ANN202 - a test helper

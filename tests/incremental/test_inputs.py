@@ -1,4 +1,4 @@
-"""The digests of a build's inputs (generator.inputs): by content always; a file whose stat is
+"""The digests of a build's inputs (generator.incremental.inputs): by content always; a file whose stat is
 what it was when an earlier build read it is not read again, unless it was modified too close to
 that read to tell (racy), and a damaged or foreign stat cache is only a cost."""
 
@@ -9,7 +9,7 @@ import os
 import time
 from pathlib import Path
 
-from generator.inputs import _StatCache, read_inputs
+from generator.incremental.inputs import _StatCache, read_inputs
 
 
 def _site(root: Path) -> Path:
@@ -25,7 +25,7 @@ def _site(root: Path) -> Path:
 
 def _reads(root: Path) -> int:
     """How many files a pass of the stat cache reads (and keeps what it read, as a build does)."""
-    from generator.inputs import files_under, theme_tops
+    from generator.incremental.inputs import files_under, theme_tops
 
     known = _StatCache(root)
     for top in [root / "site.yaml", root / "content", *theme_tops(root)]:
@@ -72,7 +72,7 @@ def test_library_versions_are_read_from_the_installed_folders_as_importlib_metad
     import importlib.metadata
     import sys
 
-    from generator import inputs
+    from generator.incremental import inputs
 
     first, second = tmp_path / "first", tmp_path / "second"
     for folder, names in ((first, ["PyYAML-6.0.4.dist-info", "odd-name-1.0.dist-info", "jinja2.egg-info"]),

@@ -1,5 +1,5 @@
 """Each author's search documents kept from one build to the next, and what is kept of the last
-index written, from which a rebuild patches it (generator.search_patch)."""
+index written, from which a rebuild patches it (generator.incremental.search_patch)."""
 
 from __future__ import annotations
 
@@ -10,20 +10,20 @@ import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Collection, Mapping, Sequence
 
-from generator import search_patch
+from generator.incremental import search_patch
 from generator.model import Author, Record, SiteModel
 from generator.search_docs import TermDoc, date_of, in_order, page_key, term_documents
-from generator.search_patch import Doc, Last, New, Stale, meta_digest
+from generator.incremental.search_patch import Doc, Last, New, Stale, meta_digest
 
 if TYPE_CHECKING:
     from generator.jobs import Digester
-    from generator.parsed import ParsedInputs
+    from generator.incremental.parsed import ParsedInputs
 
 log = logging.getLogger(__name__)
 
 
 class Kept:
-    """Each author's documents as term sets, kept in the parsed-input cache (generator.parsed)
+    """Each author's documents as term sets, kept in the parsed-input cache (generator.incremental.parsed)
     from one build to the next, keyed by what they are made of: the author's slug and name,
     the digests of the records indexed under it (their content and who lists them), the names
     shown and the profiled people (``keys``, made while planning, in the build's process). A

@@ -1,4 +1,4 @@
-"""Authors kept from the last build (generator.snapshot): only the authors whose inputs changed
+"""Authors kept from the last build (generator.incremental.snapshot): only the authors whose inputs changed
 are assembled again, and a kept author gives the warnings and values a fresh one gives."""
 
 from __future__ import annotations
@@ -10,15 +10,17 @@ from pathlib import Path
 import pytest
 from test_jobs import assert_same_as_clean, cli, synthetic_site
 
-from generator import hollow, model
+from generator import model
+
+from generator.incremental import hollow
 from generator.build import build
 from generator.check import site_warnings
 from generator.config import load_site
-from generator.inputs import read_inputs
-from generator.parsed import ParsedInputs, entries
+from generator.incremental.inputs import read_inputs
+from generator.incremental.parsed import ParsedInputs, entries
 from generator.errors import SiteError
 from generator.jobs import Digester
-from generator.snapshot import RECORDS, _records, load_authors, part_key
+from generator.incremental.snapshot import RECORDS, _records, load_authors, part_key
 from generator.store import read_all
 from generator.cache import cache_file, read_entry, write_entry
 
@@ -99,7 +101,7 @@ def _records_entry(root: Path, slug: str, key: bytes) -> Path:
 
 def test_a_rebuild_reads_no_field_of_the_kept_records_it_does_not_show(tmp_path: Path) -> None:
     """An edit to one author re-renders its own pages and the home page: the other authors' records
-    are loaded hollow (generator.hollow) and never filled, and the output is a clean build's."""
+    are loaded hollow (generator.incremental.hollow) and never filled, and the output is a clean build's."""
     root = synthetic_site(tmp_path / "syn", authors=30, records=4)
     cli(root, "build", workers=1)
     edited = root / "content/authors/a005.yaml"

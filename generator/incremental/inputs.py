@@ -3,7 +3,7 @@
 ``read_inputs`` reads every file a build reads (``site.yaml``, ``content/``, the theme layers)
 once, in a stable order, and gives the digest of each and of them all with the options: the
 'nothing changed' key (``Inputs.digest``), and the content keys of the per-author snapshots
-(generator.snapshot), so a cache file's bytes are never read a second time to know whether
+(generator.incremental.snapshot), so a cache file's bytes are never read a second time to know whether
 its author changed. The keys are contents only, never file dates: a fresh clone has new dates
 and the same keys. Only the reading is saved where a file's stat is what it was when a build
 read it (``_StatCache``, as git's index). Kept import-light: the 'nothing changed' check runs

@@ -6,7 +6,7 @@ sorted, then digested for the jobs). An author's assembled value (``assemble_aut
 on nothing but its author file's configuration, the bytes of its cache files and the code, so
 it is kept, with the warnings its cache files gave and the content digest of each of its
 records (``jobs.Digester.content``), as one entry of the parsed-input cache
-(generator.parsed: content-keyed, versioned by the code, checksummed, written atomically, safe
+(generator.incremental.parsed: content-keyed, versioned by the code, checksummed, written atomically, safe
 to delete). A build takes every author whose key is unchanged from there, and reads the cache
 files of the others only: editing one author reads one author's cache.
 
@@ -31,20 +31,22 @@ import pickle
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
-from generator import cache, hollow
+from generator import cache
+
+from generator.incremental import hollow
 from generator.errors import SiteError
 from generator.jobs import Digester
 from generator.model import Author, Record, pickled_values
 
 if TYPE_CHECKING:
     from generator.config import AuthorConfig, SiteConfig
-    from generator.inputs import Inputs
-    from generator.parsed import ParsedInputs
+    from generator.incremental.inputs import Inputs
+    from generator.incremental.parsed import ParsedInputs
     from generator.store import Store
 
 log = logging.getLogger(__name__)
 
-FORMAT = 2   # 2: records kept apart, loaded hollow (generator.hollow)
+FORMAT = 2   # 2: records kept apart, loaded hollow (generator.incremental.hollow)
 KIND = "assembled-author"
 RECORDS = "assembled-records"   # every field of a kept author's records, read when first used
 DIGESTS = "author-digests"   # the entry of every author's job digests (Authors.keep_digests)
@@ -171,7 +173,7 @@ def load_authors(config: SiteConfig, inputs: Inputs, parsed: ParsedInputs, worke
             hit = parsed.lookup(KIND, a.slug, key, count=False)
             found[i] = _taken(hit[0], config, a, key, parsed) if hit is not None else None
         _make(config, [t for t in todo if found[t[0]] is None], found, parsed)
-    except BaseException:   # the hollow records loaded so far are let go (generator.hollow)
+    except BaseException:   # the hollow records loaded so far are let go (generator.incremental.hollow)
         hollow.forget([p.author.records for p in found if p is not None])
         raise
     log.debug("authors: %d kept from the last build, %d assembled", len(found) - len(todo), len(todo))
@@ -240,7 +242,7 @@ def _taken(value: object, config: SiteConfig, a: AuthorConfig, key: bytes, parse
 
 def _pickled(records: Sequence[Record]) -> tuple[bytes, ...]:
     """The records' entry: each one's ``pickled_values`` pickled alone, so a page that shows one
-    record of an author unpickles that one (generator.hollow)."""
+    record of an author unpickles that one (generator.incremental.hollow)."""
     return tuple(pickle.dumps(pickled_values(r), protocol=pickle.HIGHEST_PROTOCOL) for r in records)
 
 
@@ -302,7 +304,7 @@ def make_part(config: SiteConfig, a: AuthorConfig, store: Store, tax: object, co
     """One author assembled from ``store`` (what was read of its cache files)."""
     from generator.assemble import assemble_author
     from generator.check import incomplete_sources
-    from generator.subject_order import order_digest
+    from generator.incremental.subject_order import order_digest
 
     author = assemble_author(a, store, tax, config.citations)  # type: ignore[arg-type]
     return AuthorPart(

@@ -2,7 +2,7 @@
 write, but only those that changed are made (at 1,000 x 100 a full index is 1.3 s of CPU and
 28 MB in 801 files; one retitled paper changes a few shards and one chunk).
 
-What the last index was is kept in the parsed-input cache (``Last``, by generator.search_kept):
+What the last index was is kept in the parsed-input cache (``Last``, by generator.incremental.search_kept):
 the SHA-256 of its meta.json, its documents' keys in id order, each author's documents' key
 (``search_kept.Kept``) and the free pages' documents. It is used only while the output's
 meta.json is that one, and every file read from the output is checked against the digest

@@ -16,7 +16,7 @@ re-plans the subjects it is in, not every subject of its author.
 
 The jobs of each author (its page, feed, exports and photo: the group ``author:SLUG``) read that
 author and what every job reads, so they are kept the same way, fingerprinted by the digest of
-the author's value (kept with each unchanged author, generator.snapshot): 4,000 jobs at 1,000
+the author's value (kept with each unchanged author, generator.incremental.snapshot): 4,000 jobs at 1,000
 authors whose reads a one-author rebuild does not digest again.
 """
 
@@ -32,7 +32,7 @@ from generator.tasks import author_group, subject_group
 if TYPE_CHECKING:
     from generator.jobs import Digester, Job
     from generator.model import SiteModel
-    from generator.parsed import ParsedInputs
+    from generator.incremental.parsed import ParsedInputs
 
 KIND = "subject-jobs"
 AUTHORS = "subject-jobs-authors"

@@ -1,0 +1,17 @@
+"""Everything a build keeps only to go faster: what it reuses of the last build.
+
+A build is correct without any of it: ``authorsite build --no-reuse`` reads nothing these
+modules keep and writes the same bytes (tests/test_no_reuse.py). Each module is one accelerator,
+reached from the pipeline through a few seams:
+
+- loading: ``inputs`` (each input file digested once; the "nothing changed" check),
+  ``parsed`` (parsed YAML and cache files kept by content), ``snapshot`` and ``hollow`` (each
+  author as the last build assembled it, its records filled on first use);
+- planning: ``canonical`` (job digests encoded in C), ``subject_order`` and ``subject_jobs``
+  (each subject's records and job digests kept while the subject is unchanged);
+- output: ``prelink`` (the staging folder linked from the last output while the build loads),
+  ``early_index``, ``search_kept`` and ``search_patch`` (the search index patched from the
+  last build's).
+
+See docs/how-a-build-works.md, "Reuse".
+"""
