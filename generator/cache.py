@@ -30,19 +30,11 @@ from typing import Any, Callable, Mapping
 import orjson
 
 from generator.config import Source
-from generator.model import Record
+from generator.model import Incomplete, Record
 from generator.record_json import from_json, to_json
 from generator.sources.registry import kind_of
 
 FORMAT = 1
-
-
-@dataclass(frozen=True, slots=True)
-class Incomplete:
-    """Where a paged fetch stopped: the next fetch resumes at ``next_start`` (of ``total``)."""
-
-    next_start: int
-    total: int
 
 
 @dataclass(frozen=True, slots=True)

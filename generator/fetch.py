@@ -35,28 +35,13 @@ from generator.errors import EXIT_OK, EXIT_OUTPUT, EXIT_REFUSED, EXIT_UPSTREAM, 
 from generator.model import Record
 from generator.record_json import to_json
 from generator.output import build_lock
+from generator.refresh import refresh_sources
 from generator.sources.http import ClientPolicy, FetchError, HttpClient
-from generator.sources.outcome import PartialFetch, fetched_parts
+from generator.sources.outcome import PartialFetch, SourceResult, fetched_parts
 from generator.sources.registry import FetchContext, kind_of
 from generator.store import Store, read_all
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class SourceResult:
-    slug: str
-    label: str                 # e.g. arXiv 'au:"Bin Cui"' or feed https://...
-    path: str                  # the cache file, relative to the site root
-    requests: int
-    new: int = 0
-    updated: int = 0
-    records: int = 0           # in the cache after this run
-    written: bool = False
-    error: str | None = None
-    refused: bool = False      # the API refused the query as written: a mistake in the author file
-    incomplete: cache.Incomplete | None = None   # stopped part-way: the pages before were kept
-    offline: bool = False      # the host name did not resolve (no network, or a wrong address)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,8 +96,6 @@ def fetch_site(config: SiteConfig, *, only: Sequence[str] = (), environ: Mapping
 def _fetch_authors(config: SiteConfig, authors: Sequence[AuthorConfig], context: FetchContext,
                    now: Callable[[], datetime], budget: float | None) -> FetchReport:
     """Order, batching and budget are refresh.py's; each source on its own goes through _fetch_source."""
-    from generator.refresh import refresh_sources
-
     store = read_all(config, {a.slug for a in authors}, whole_files=True)
     for warning in store.warnings:   # an unreadable file is a first fetch
         log.warning("%s", warning)

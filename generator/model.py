@@ -207,6 +207,14 @@ _HOLLOW: dict[int, Callable[[Any], None]] = {}
 
 
 @dataclass(frozen=True, slots=True)
+class Incomplete:
+    """Where a paged fetch stopped: the next fetch resumes at ``next_start`` (of ``total``)."""
+
+    next_start: int
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
 class Link:
     label: str
     url: str

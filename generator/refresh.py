@@ -31,17 +31,15 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import Callable, Sequence
 
 from generator import cache
 from generator.config import AuthorConfig, SiteConfig, Source
 from generator.model import Record
 from generator.refresh_match import AuthorTerm, RecordIndex, author_terms
+from generator.sources.outcome import SourceResult
 from generator.sources.registry import FetchContext, kind_of
 from generator.store import Store
-
-if TYPE_CHECKING:
-    from generator.fetch import SourceResult
 
 log = logging.getLogger(__name__)
 
@@ -296,14 +294,12 @@ class _Run:
                 self.left.append(self._name(item))
 
     def _batch_row(self, unit: Unit, requests: int, error: str | None) -> SourceResult:
-        from generator.fetch import SourceResult
 
         first = unit.items[0].slug
         label = f"arXiv batch of {len(unit.items)} queries ({first} ...)"
         return SourceResult("(batch)", label, "", requests, error=error)
 
     def _covered(self, item: Item) -> SourceResult:
-        from generator.fetch import SourceResult
 
         path = cache.cache_file(self.config.cache_path, item.slug, item.source)
         rel = path.relative_to(self.config.root).as_posix() if path and path.is_relative_to(self.config.root) \

@@ -10,8 +10,11 @@ Static checks on the source (Python's ``ast``; nothing is imported):
 2. model.py defines no ``__getattr__`` or ``__reduce__`` and holds no module-level mutable
    registry (a dict, list or set bound at module level).
 
-Both fail on the code of 82603f8 (and of this branch): the tests are marked ``xfail(strict=True)``
-with what is left, so the run shows it and the marker must go the day it is fixed.
+Both failed on the code of 82603f8. The first holds since cache.Incomplete moved to model.py and
+fetch.SourceResult to sources/outcome.py (the two circles: cache -> sources.registry -> ... ->
+sources.outcome -> cache, and fetch <-> refresh). The second is still marked
+``xfail(strict=True)`` with what is left, so the run shows it and the marker must go the day it
+is fixed.
 """
 
 from __future__ import annotations
@@ -115,9 +118,6 @@ def test_the_cycle_finder_finds_a_cycle_and_only_cycles() -> None:
     assert cycles({"a": {"b"}, "b": set()}) == []
 
 
-@pytest.mark.xfail(strict=True, reason="82603f8: at run time, cache -> sources.registry -> sources.arxiv_kind "
-                   "-> sources.arxiv/outcome -> cache (5 modules) and fetch <-> refresh; with the TYPE_CHECKING "
-                   "imports, 17 modules through config, jobs and parsed (issue 29, point 5: not fixed here)")
 def test_no_import_cycle_among_generator_modules() -> None:
     found = cycles(import_graph())
     assert found == [], "\n".join(f"a cycle of {len(c)} modules: {', '.join(c)}" for c in found)

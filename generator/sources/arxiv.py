@@ -50,9 +50,8 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 from generator import ids
 from generator.config import ArxivSource, FetchPolicy
 from generator.errors import SiteError
-from generator.model import Person, Record
+from generator.model import Incomplete, Person, Record
 from generator.sources.accept import parse_xml
-from generator.cache import Incomplete
 from generator.sources.http import (
     FetchError,
     HttpClient,

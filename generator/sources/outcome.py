@@ -7,7 +7,7 @@ apart to keep the never-lose-data rule:
   query matched more than ``fetch.max_results`` (the cache then remembers the limit,
   so raising it later backfills);
 - in part: ``PartialFetch``, a ``FetchError`` that carries the records of the complete
-  pages before the page that stayed bad, and where to resume (``cache.Incomplete``);
+  pages before the page that stayed bad, and where to resume (``model.Incomplete``);
   ``fetch`` merges them, marks the cache file incomplete and reports the source failed;
 - not at all: a plain ``FetchError``; the cache is left as it was.
 
@@ -19,8 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from generator.cache import Incomplete
-from generator.model import Record
+from generator.model import Incomplete, Record
 from generator.sources.http import FetchError
 
 
@@ -47,3 +46,21 @@ def fetched_parts(result: Sequence[Record] | Fetched | None) -> tuple[tuple[Reco
     if isinstance(result, Fetched):
         return result.records, result.max_results
     return tuple(result or ()), None
+
+
+@dataclass(frozen=True, slots=True)
+class SourceResult:
+    """What ``fetch`` did with one source of one author (a row of its report)."""
+
+    slug: str
+    label: str                 # e.g. arXiv 'au:"Bin Cui"' or feed https://...
+    path: str                  # the cache file, relative to the site root
+    requests: int
+    new: int = 0
+    updated: int = 0
+    records: int = 0           # in the cache after this run
+    written: bool = False
+    error: str | None = None
+    refused: bool = False      # the API refused the query as written: a mistake in the author file
+    incomplete: Incomplete | None = None   # stopped part-way: the pages before were kept
+    offline: bool = False      # the host name did not resolve (no network, or a wrong address)
