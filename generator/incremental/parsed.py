@@ -32,6 +32,8 @@ import time
 from pathlib import Path
 from typing import Callable, TypeVar
 
+from generator.incremental.inputs import code_digest
+
 log = logging.getLogger(__name__)
 
 FORMAT = 2   # 2: a cache file keeps its fetch marks (incomplete, max_results)
@@ -53,8 +55,6 @@ class ParsedInputs:
         """``keep``: the kinds whose values are also held in memory (the preview keeps the author
         files', so an unchanged one gives the very same object, without unpickling). ``root``:
         the site, or an empty folder of its own for a build that reuses nothing (``empty``)."""
-        from generator.jobs import code_digest
-
         self.dir = parsed_dir(root) / f"v{FORMAT}-{code_digest()[:16]}"
         self.write = write
         self.keep = keep
