@@ -145,7 +145,7 @@ def _helping(reader: _Reader, names: list[str]) -> Iterator[None]:
     itself, and it reports nothing (the body reports every problem). Stopped when the body ends.
     Not when the first and the last file it would parse are parsed already (a rebuild: it would
     only take a core from the build to read what the build reads)."""
-    from generator.parallel import fork_helper, stop_helper
+    from generator.processes import fork_helper, stop_helper
 
     later = names[len(names) // 2:][::-1]
 

@@ -45,7 +45,7 @@ class EarlyIndex:
         another digest for it; None when there is nothing to do or no fork."""
         if manifest is None or manifest.outputs.get(job.rel_path) == job.digest:
             return None
-        from generator.parallel import fork_helper
+        from generator.processes import fork_helper
 
         folder = index_scratch_dir(out_dir)
         try:
@@ -85,7 +85,7 @@ class EarlyIndex:
 
     def stop(self) -> None:
         """Kill the helper if it still runs, and remove its folder."""
-        from generator.parallel import stop_helper
+        from generator.processes import stop_helper
 
         stop_helper(self.pid)
         self.pid = -1

@@ -169,7 +169,7 @@ class Prelink:
         manifest = Manifest.read(manifest_path(root, out_dir))
         if manifest is None or out_dir.is_symlink() or not (out_dir / MARKER).is_file():
             return None
-        from generator.parallel import fork_helper
+        from generator.processes import fork_helper
 
         folder = prelink_dir(out_dir, os.getpid())
         pid = fork_helper(functools.partial(link_outputs, sorted(manifest.outputs), out_dir, folder))
@@ -188,7 +188,7 @@ class Prelink:
 
     def stop(self) -> None:
         """Kill the helper if it still runs, and remove its folder (links only) if not taken."""
-        from generator.parallel import stop_helper
+        from generator.processes import stop_helper
 
         stop_helper(self.pid)
         self.pid = -1

@@ -283,7 +283,7 @@ def _share(config: SiteConfig, todo: list[tuple[AuthorConfig, bytes]], parsed: P
     loads what the helper kept, and makes whatever it did not (a failed or killed helper, no
     fork, a cache that is not written), so every error is reported by the build's process, as
     without it. Leaving early (an error, a signal) stops the helper."""
-    from generator.parallel import fork_helper, stop_helper
+    from generator.processes import fork_helper, stop_helper
 
     work = functools.partial(_make, config, [(i, a, key) for i, (a, key) in enumerate(todo)], [None] * len(todo), parsed)
     pid = fork_helper(work) if todo and parsed.write else -1
