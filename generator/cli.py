@@ -53,13 +53,32 @@ def _handle_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except SiteError as exc:
-            click.echo(f"error: {_printable(str(exc))}", err=True)
+            if exc.problems:   # one line per problem, as 'check' prints them (report_problems)
+                report_problems([str(p) for p in exc.problems], f"{exc.message}", exc.hint)
+            else:
+                click.echo(f"error: {_printable(str(exc))}", err=True)
             sys.exit(exc.exit_code)
         except KeyboardInterrupt as exc:
             what, code = ("terminated", 143) if isinstance(exc, Terminated) else ("interrupted", 130)
             click.echo(f"{what}; the previous output and cache were left as they were", err=True)
             sys.exit(code)
     return wrapper  # type: ignore[return-value]
+
+
+def report_problems(problems: list[str], summary: str, hint: str | None = None) -> None:
+    """The one format of problems, for every command: ``error: FILE:LINE: message``, one a line
+    (as compilers print them, so an editor can jump to each), then what the command did about them."""
+    for p in problems:
+        click.echo(f"error: {_printable(p)}", err=True)
+    command = click.get_current_context(silent=True)
+    name = command.info_name if command is not None and command.parent is not None else "authorsite"
+    click.echo(f"{name} failed: {_printable(summary)} (above)", err=True)
+    if hint:
+        click.echo(f"  hint: {_printable(hint)}", err=True)
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _printable(msg: str) -> str:
@@ -232,14 +251,12 @@ def check(ctx: click.Context, strict: bool) -> None:
     problems, warnings = run_check(ctx.obj["root"])
     for w in warnings:
         log.warning("%s", w)
-    for p in problems:
-        click.echo(f"error: {_printable(p)}", err=True)
     if problems or (strict and warnings):
-        why = [f"{len(problems)} problem(s)"] if problems else []
-        why += [f"{len(warnings)} warning(s) and --strict is on"] if strict and warnings else []
-        click.echo(f"check failed: {', '.join(why)} (above)", err=True)
+        why = [_plural(len(problems), "problem")] if problems else []
+        why += [f"{_plural(len(warnings), 'warning')} and --strict is on"] if strict and warnings else []
+        report_problems(problems, ", ".join(why))
         sys.exit(EXIT_SITE)
-    log.info("check: no problems%s", f", {len(warnings)} warning(s)" if warnings else "")
+    log.info("check: no problems%s", f", {_plural(len(warnings), 'warning')}" if warnings else "")
 
 
 @cli.command()
