@@ -56,6 +56,7 @@ class SourceResult:
     refused: bool = False      # the API refused the query as written: a mistake in the author file
     incomplete: cache.Incomplete | None = None   # stopped part-way: the pages before were kept
     offline: bool = False      # the host name did not resolve (no network, or a wrong address)
+    had_cache: bool = True     # a cache file was there before (a failed source keeps it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,11 +193,11 @@ def _failed(config: SiteConfig, slug: str, source: Source, label: str, rel: str,
         author = next(a for a in config.authors if a.slug == slug)
         error = (f"{author.path}:{source.line}: {label} could not be fetched: the query was refused: "
                  f"{exc.reason}; fix the query there")
-    log.warning("%s: %s; kept %s as it was (the build uses it)", slug,
-                error if exc.refused else f"{label} could not be fetched: {exc.message}",
-                rel if had_cache else "no cache")
+    kept = (f"kept {rel} as it was (the build uses it)" if had_cache else
+            "nothing was cached from it before, so the build uses the author's other sources")
+    log.warning("%s: %s; %s", slug, error if exc.refused else f"{label} could not be fetched: {exc.message}", kept)
     return SourceResult(slug, label, rel, requests, records=len(old), error=error, refused=exc.refused,
-                        offline=exc.unresolved)
+                        offline=exc.unresolved, had_cache=had_cache)
 
 
 def merge_fetched(cached: Sequence[Record], fetched: Sequence[Record]) -> tuple[tuple[Record, ...], int, int]:
@@ -264,9 +265,17 @@ def _status(r: SourceResult) -> str:
         return (f"INCOMPLETE at {r.incomplete.next_start} of {r.incomplete.total}, pages before kept: "
                 + _short(r.error or "", 40))
     if r.error:
-        return ("REFUSED, fix the author file: " if r.refused else "FAILED, cache kept: ") + _short(r.error, 60)
+        head = ("REFUSED, fix the author file" if r.refused else
+                "FAILED, cache kept" if r.had_cache else "FAILED, nothing cached yet")
+        return f"{head}: {_short(r.error.split(' (', 1)[0], 60)}"   # the reason; its details are above
     return "written" if r.written else "unchanged"
 
 
 def _short(text: str, n: int) -> str:
-    return text if len(text) <= n else text[: n - 1] + "…"
+    """``text`` in at most ``n`` characters, cut between words (never mid-word) with an ellipsis:
+    the whole message is in the warning above the table."""
+    if len(text) <= n:
+        return text
+    cut = text[: n - 1]
+    words = cut.rsplit(" ", 1)[0] if " " in cut and not text[n - 1].isspace() else cut
+    return words.rstrip(" ,;:(") + "…"
