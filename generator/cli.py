@@ -200,7 +200,8 @@ def _fetch_failed(report: Any) -> None:  # noqa: ANN401 - a fetch.FetchReport (i
     message = (f"{len(report.failed)} source(s) could not be fetched ({names})"
                + (f", {len(partial)} of them in part (marked incomplete; the next fetch resumes them)"
                   if partial else "")
-               + "; the cached records were kept")
+               + ("; the cached records were kept" if any(r.had_cache for r in report.failed) else
+                  "; none of them was fetched before, so content/cache/ is as it was"))
     refused = [r.error for r in report.failed if r.refused]
     if refused:
         message += ": " + "; ".join(refused)
