@@ -512,13 +512,20 @@ def test_new_author_takes_any_name_a_person_has(tmp_path: Path) -> None:
     assert {a.slug: a.name for a in config.authors} == names
     assert {a.slug: a.sources[0].query for a in config.authors}["sean-o-brien"] == 'au:"Seán O\'Brien"'  # type: ignore[union-attr]
     told = {args: run_cli("-C", root, "new-author", *args) for args in
-            [("李小龍",), ("yes",), ("",), ('Say "hi"',)]}
+            [("\U0001f642",), ("yes",), ("",), ('Say "hi"',), ("Con",)]}
     assert all(r.returncode == 1 and "Traceback" not in r.stderr for r in told.values())
-    assert "choose one with --slug" in told[("李小龍",)].stderr
+    assert "error: the name '\U0001f642' gives no page address in Latin letters\n  hint: choose one with --slug, " \
+           "e.g. authorsite new-author \"\U0001f642\" --slug first-last" in told[("\U0001f642",)].stderr
+    assert "'con', a name Windows keeps for a device" in told[("Con",)].stderr
     assert "another with --slug, e.g. --slug yes-2" in told[("yes",)].stderr
     assert "the author's name is empty" in told[("",)].stderr
     assert "cannot be searched on arXiv as written" in told[('Say "hi"',)].stderr
     assert run_cli("-C", root, "new-author", "李小龍", "--slug", "li-xiaolong").returncode == 0
+    for name, slug in (("李娜", "li-na"), ("김민수", "gim-min-su"), ("Ђорђе", "djordje"),
+                       ("Strauß", "strauss")):   # transliterated (anyascii), never '' is not a safe page address
+        res = run_cli("-C", root, "new-author", name)
+        assert res.returncode == 0 and f"content/authors/{slug}.yaml" in res.stderr, res.stderr
+        assert {a.slug: a.name for a in load_site(root).authors}[slug] == name
     (tmp_path / "empty").mkdir()
     outside = run_cli("-C", tmp_path / "empty", "new-author", "X Y")
     assert outside.returncode == 1 and "no site.yaml in" in outside.stderr and "authorsite init" in outside.stderr
