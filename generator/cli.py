@@ -114,7 +114,7 @@ def cli(ctx: click.Context, root: Path, quiet: bool, verbose: bool) -> None:
     ctx.obj = {"root": root, "quiet": quiet}
 
 
-@cli.command()
+@cli.command(short_help="Build the site from the configuration and the committed cache (no network).")
 @click.option("--base-url", help="Override site.yaml's base_url (e.g. https://user.github.io/repo/).")
 @click.option("--output", "output", type=click.Path(file_okay=False, path_type=Path),
               help="Write here instead of site.yaml's output_dir.")
@@ -153,7 +153,7 @@ def _report_size(out_dir: Path, size: SiteSize | None = None) -> None:
         log.warning("%s", warning)
 
 
-@cli.command()
+@cli.command(short_help="Fetch every author's sources into content/cache/ (the only command that uses the network).")
 @click.option("--strict", is_flag=True, hidden=True,
               help="Kept for older scripts: a failed source always ends fetch with a non-zero status now.")
 @click.option("--author", "authors", multiple=True, metavar="SLUG",
@@ -165,8 +165,10 @@ def _report_size(out_dir: Path, size: SiteSize | None = None) -> None:
 def fetch(ctx: click.Context, strict: bool, authors: tuple[str, ...], budget: str | None) -> None:
     """Fetch every author's sources into content/cache/ (the only command that uses the network).
 
-    Exit status 3 when a source could not be fetched, or only in part (the cache is kept and
-    the site can be built from it), 4 when arXiv refused a query as written (see README.md).
+    Exit status 0 when every source was fetched; 3 when a source could not be fetched, or only
+    in part (the cache is kept and the site can be built from it); 4 when arXiv refused a query
+    as written (the message names the author file and line to fix); 6 when another fetch of
+    the site is running.
     """
     import difflib
 
@@ -212,7 +214,7 @@ def _fetch_failed(report: Any) -> None:  # noqa: ANN401 - a fetch.FetchReport (i
     raise SiteError(message, hint=hint, exit_code=report.exit_status)
 
 
-@cli.command()
+@cli.command(short_help="List author SLUG's fetched records as kept or dropped, and by which rule.")
 @click.argument("slug")
 @click.pass_context
 @_handle_errors
@@ -225,7 +227,7 @@ def review(ctx: click.Context, slug: str) -> None:
         click.echo(line)
 
 
-@cli.command()
+@cli.command(short_help="Preview the site on 127.0.0.1, rebuilt on every edit.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
               help="Port to listen on (0: any free port).")
@@ -239,9 +241,9 @@ def serve(ctx: click.Context, host: str, port: int) -> None:
     run_serve(ctx.obj["root"], host=host, port=port)
 
 
-@cli.command()
+@cli.command(short_help="Check the configuration, the cache and the built site's internal links.")
 @click.option("--strict", is_flag=True,
-              help="Exit 1 on warnings too: the same warnings as 'build --strict' (see README.md, Exit codes).")
+              help="Exit 1 on warnings too (a missing or incomplete cache, lint findings), as 'build --strict' does.")
 @click.pass_context
 @_handle_errors
 def check(ctx: click.Context, strict: bool) -> None:
@@ -260,7 +262,7 @@ def check(ctx: click.Context, strict: bool) -> None:
     log.info("check: no problems%s", f", {_plural(len(warnings), 'warning')}" if warnings else "")
 
 
-@cli.command()
+@cli.command(short_help="Remove the built site and the leftovers of interrupted builds.")
 @click.pass_context
 @_handle_errors
 def clean(ctx: click.Context) -> None:
@@ -283,7 +285,7 @@ def clean(ctx: click.Context) -> None:
                 log.info("removed the link %s", p)
 
 
-@cli.command()
+@cli.command(short_help="Create a new site in DIRECTORY with one example author.")
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--title", default="Author profiles", show_default=True)
 @click.option("--repo", metavar="GIT-URL", help="Install authorsite from this git URL instead of PyPI's release "
@@ -304,7 +306,7 @@ def init(directory: Path, title: str, repo: str | None, ref: str | None) -> None
     log.info("next: cd %s && make site", directory)
 
 
-@cli.command("new-author")
+@cli.command("new-author", short_help="Add an author file for NAME, with an arXiv query to fetch.")
 @click.argument("name")
 @click.option("--slug", help="Page address (default: from the name, e.g. jane-doe).")
 @click.pass_context

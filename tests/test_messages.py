@@ -4,11 +4,13 @@ format for build and check, and an offline fetch says what happened. Through the
 
 from __future__ import annotations
 
+import os
 import re
 import socket
+import subprocess
 from pathlib import Path
 
-from helpers import copy_demo, make_project, run_cli
+from helpers import cli_command, copy_demo, make_project, run_cli
 
 from generator.taxonomy import load_taxonomy
 
@@ -148,3 +150,33 @@ def test_an_unresolved_host_counts_its_two_tries_alike(tmp_path: Path) -> None:
     assert "(attempt 2 of 2)" in res.stderr and "of 5)" not in res.stderr, res.stderr
     _attempts_agree(res.stderr)
     assert "kept no cache" not in res.stderr
+
+
+def _listed_commands(help_text: str) -> dict[str, str]:
+    """The Commands section of ``authorsite --help``: name -> summary (wrapped lines joined)."""
+    found: dict[str, str] = {}
+    name = ""
+    for line in help_text.split("Commands:", 1)[1].splitlines():
+        m = re.match(r"  ([a-z-]+)\s+(.*)", line)
+        if m:
+            name = m.group(1)
+            found[name] = m.group(2)
+        elif line.strip() and name:
+            found[name] += " " + line.strip()
+    return found
+
+
+def test_every_command_summary_is_a_whole_sentence() -> None:
+    """Summaries were cut mid-sentence ('Build the site from the configuration and the committed...'),
+    and fetch --help pointed to a README that a pip-installed user does not have."""
+    for columns in ("80", "50"):
+        res = subprocess.run([*cli_command(), "--help"], capture_output=True, text=True, timeout=60,
+                             env=dict(os.environ, COLUMNS=columns))
+        assert res.returncode == 0, res.stderr
+        listed = _listed_commands(res.stdout)
+        assert {"build", "check", "clean", "fetch", "init", "new-author", "review", "serve"} <= set(listed)
+        for name, summary in listed.items():
+            assert summary[0].isupper() and summary.endswith(".") and "..." not in summary, (name, summary)
+    for name in listed:
+        res = run_cli(name, "--help")
+        assert res.returncode == 0 and "README" not in res.stdout and "..." not in res.stdout, res.stdout
