@@ -268,7 +268,8 @@ def check(ctx: click.Context, strict: bool) -> None:
 def clean(ctx: click.Context) -> None:
     """Remove the built site (output_dir) and any leftovers of interrupted builds."""
     from generator.config import load_site
-    from generator.output import build_lock, check_output_dir, index_scratch_dir, old_dir, spare_dir, staging_dir
+    from generator.output import (build_lock, check_output_dir, index_scratch_dir, legacy_spare_dir, old_dir, spare_dir,
+                                  staging_dir)
     from generator.prelink import prelink_dir
 
     config = load_site(ctx.obj["root"])
@@ -276,13 +277,17 @@ def clean(ctx: click.Context) -> None:
     check_output_dir(out, config.root)
     with build_lock(config.root):  # never pull the staging folder from under a running build
         prelinked = sorted(out.parent.glob(prelink_dir(out, 0).name[:-1] + "*")) if out.parent.is_dir() else []
-        for p in (out, staging_dir(out), old_dir(out), spare_dir(out), index_scratch_dir(out), *prelinked):
+        for p in (out, staging_dir(out), old_dir(out), spare_dir(out), legacy_spare_dir(out), index_scratch_dir(out),
+                  *prelinked):
             if p.is_dir() and not p.is_symlink():
                 shutil.rmtree(p)
                 log.info("removed %s", p)
             elif p != out and p.is_symlink():   # a planted link: remove the link, never what it points to
                 p.unlink()
                 log.info("removed the link %s", p)
+        for old_lock in sorted(config.root.glob(".authorsite-*.lock")):   # beside site.yaml before .authorsite/
+            old_lock.unlink()
+            log.info("removed %s", old_lock)
 
 
 @cli.command(short_help="Create a new site in DIRECTORY with one example author.")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from generator.config import load_site
-from generator.output import old_dir, staging_dir
+from generator.output import lock_path, old_dir, staging_dir
 from helpers import build, copy_demo, fresh_copy, holding_lock, leftovers, make_project, run_cli, tree_state
 
 GOOD_AUTHOR = """\
@@ -351,7 +351,7 @@ def test_foreign_output_folder_is_not_replaced(tmp_path: Path) -> None:
 
 def test_concurrent_build_is_refused(good_site: Path) -> None:
     before = tree_state(good_site / "output")
-    with holding_lock(good_site / ".authorsite-build.lock"):
+    with holding_lock(lock_path(good_site)):
         res = run_cli("-C", good_site, "build")
     assert res.returncode != 0
     assert "another build is running" in res.stderr and "Traceback" not in res.stderr

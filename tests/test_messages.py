@@ -180,3 +180,22 @@ def test_every_command_summary_is_a_whole_sentence() -> None:
     for name in listed:
         res = run_cli(name, "--help")
         assert res.returncode == 0 and "README" not in res.stdout and "..." not in res.stdout, res.stdout
+
+
+def test_a_build_leaves_nothing_beside_output_but_the_tool_folder(tmp_path: Path) -> None:
+    """`.authorsite-build.lock` and `.output.authorsite-spare/` stayed in the site folder after a
+    build; they are in `.authorsite/` now, and an earlier version's spare is removed."""
+    root = copy_demo(tmp_path / "demo")
+    before = {p.name for p in root.iterdir()}
+    (root / ".output.authorsite-spare" / "authors").mkdir(parents=True)   # as an earlier version left it
+    (root / ".authorsite-build.lock").write_text("")
+    for edit in ("first", "second"):   # a first build, then a rebuild that keeps the build before as the spare
+        (root / "content/pages/about.md").write_text(f"---\ntitle: About\n---\n{edit}\n")
+        res = run_cli("-C", root, "build")
+        assert res.returncode == 0, res.stderr
+    assert (root / ".authorsite/build.lock").is_file() and (root / ".authorsite/output-spare").is_dir()
+    assert {p.name for p in root.iterdir()} - before == {"output", ".authorsite", ".authorsite-build.lock"}
+    cleaned = run_cli("-C", root, "clean")
+    assert cleaned.returncode == 0, cleaned.stderr
+    assert {p.name for p in root.iterdir()} - before == {".authorsite"}
+    assert not (root / ".authorsite/output-spare").exists()
