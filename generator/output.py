@@ -31,10 +31,10 @@ from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable, Iterator
 
 from generator.errors import EXIT_LOCKED, EXIT_OUTPUT, SiteError
+from generator.paths import legacy_spare_dir, lock_path, old_dir, spare_dir, staging_dir
 from generator.sitesize import SiteSize
 
 MARKER = ".nojekyll"      # present in every build: how we recognise a folder we made
-TOOL_DIR = ".authorsite"  # the site's own folder of what builds keep (manifests, parsed inputs, locks, the spare)
 _RENAME_EXCHANGE = 2
 
 
@@ -57,37 +57,6 @@ def build_lock(root: Path, what: str = "build") -> Iterator[None]:
         yield
     finally:
         os.close(fd)
-
-
-def staging_dir(out_dir: Path) -> Path:
-    # Distinctive names: recover() deletes these, so they must never be a user's own folder.
-    return out_dir.with_name(f"{out_dir.name}.authorsite-staging")
-
-
-def old_dir(out_dir: Path) -> Path:
-    return out_dir.with_name(f"{out_dir.name}.authorsite-old")
-
-
-def spare_dir(out_dir: Path) -> Path:
-    """The folders of the previous build, without its files: the next build's staging folder.
-    Kept in the site's tool folder (``.authorsite/output-spare/``) when the output is a folder
-    of the site (the usual ``output/``: then on its file system, as a rename needs), so the site
-    folder holds nothing more after a build; else (``serve``'s, ``--output`` elsewhere) a hidden
-    sibling of the output."""
-    tool = out_dir.parent / TOOL_DIR
-    if (out_dir.parent / "site.yaml").is_file() and not tool.is_symlink():
-        return tool / f"{out_dir.name}-spare"
-    return legacy_spare_dir(out_dir)
-
-
-def legacy_spare_dir(out_dir: Path) -> Path:
-    """Where builds kept the spare beside the output before it moved into ``.authorsite/``."""
-    return out_dir.with_name(f".{out_dir.name}.authorsite-spare")
-
-
-def lock_path(root: Path, what: str = "build") -> Path:
-    """The lock file of a build (or a fetch) of the site at ``root``, in its tool folder."""
-    return root / TOOL_DIR / f"{what}.lock"
 
 
 def index_scratch_dir(out_dir: Path) -> Path:
