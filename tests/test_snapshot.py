@@ -140,7 +140,7 @@ def test_a_failed_build_lets_its_hollow_records_go(tmp_path: Path) -> None:
     config = load_site(root)
     gone = cache_file(config.cache_path, config.authors[4].slug, config.authors[4].sources[0])
     assert gone is not None
-    gone.unlink()   # a note ('no cached records yet'), which --strict refuses
+    gone.unlink()   # a source never fetched, which --strict refuses
     before = len(model._HOLLOW)
     with pytest.raises(SiteError, match="--strict"):
         build(root, strict=True, workers=1)
