@@ -277,5 +277,7 @@ def _short(text: str, n: int) -> str:
     if len(text) <= n:
         return text
     cut = text[: n - 1]
-    words = cut.rsplit(" ", 1)[0] if " " in cut and not text[n - 1].isspace() else cut
-    return words.rstrip(" ,;:(") + "…"
+    if not text[n - 1].isspace():   # else the cut is between words already
+        at = max(cut.rfind(" "), cut.rfind("/"))   # a word's end, or a URL's path segment's
+        cut = cut[: at + (cut[at] == "/")] if at >= n // 2 else cut   # (one long word: cut it)
+    return cut.rstrip(" ,;:(") + "…"

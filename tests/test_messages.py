@@ -12,6 +12,7 @@ from pathlib import Path
 
 from helpers import cli_command, copy_demo, make_project, run_cli
 
+from generator.fetch import FetchReport, SourceResult, summary_table
 from generator.taxonomy import load_taxonomy
 
 
@@ -199,3 +200,14 @@ def test_a_build_leaves_nothing_beside_output_but_the_tool_folder(tmp_path: Path
     assert cleaned.returncode == 0, cleaned.stderr
     assert {p.name for p in root.iterdir()} - before == {".authorsite"}
     assert not (root / ".authorsite/output-spare").exists()
+
+
+def test_the_fetch_table_cuts_between_words() -> None:
+    """The status column was cut mid-word ('Connection ref…'); a long URL is cut after a '/'."""
+    reason = "the server answered with something rather long about why it cannot serve this request today"
+    label = "feed https://example.org/publications/of/the/lab/in/a/rather/deep/folder.atom"
+    table = summary_table(FetchReport((SourceResult("ada", label, "x.json", 1, error=reason),)))
+    status = table[1].split("FAILED, cache kept: ", 1)[1]
+    assert status.endswith("…") and reason.startswith(status[:-1]) and reason[len(status) - 1] == " ", status
+    shown = re.search(r"feed \S+", table[1]).group(0)   # type: ignore[union-attr]
+    assert shown.endswith("/…") and label.startswith(shown[:-1]), shown
