@@ -54,7 +54,7 @@ def _handle_errors(fn: F) -> F:
             return fn(*args, **kwargs)
         except SiteError as exc:
             if exc.problems:   # one line per problem, as 'check' prints them (report_problems)
-                report_problems([str(p) for p in exc.problems], f"{exc.message}", exc.hint)
+                report_problems([str(p) for p in exc.problems], exc.message, exc.hint)
             else:
                 click.echo(f"error: {_printable(str(exc))}", err=True)
             sys.exit(exc.exit_code)
@@ -227,7 +227,7 @@ def review(ctx: click.Context, slug: str) -> None:
         click.echo(line)
 
 
-@cli.command(short_help="Preview the site on 127.0.0.1, rebuilt on every edit.")
+@cli.command(short_help="Preview the site on a local web server, rebuilt on every edit.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
               help="Port to listen on (0: any free port).")
