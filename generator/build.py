@@ -190,19 +190,22 @@ def _read_cache(config: SiteConfig, strict: bool, parsed: ParsedInputs, inputs: 
                 workers: int = 1) -> tuple[Authors, list[str]]:
     """Every author, assembled from its cache files or kept from the last build when they and
     its configuration are unchanged (generator.incremental.snapshot); the cache's warnings and notes are
-    logged. ``--strict`` reads the whole cache (the lint reads it) and refuses the same warnings
+    logged, its sources never fetched only with -v (``check`` lists them). ``--strict`` reads the whole cache (the lint reads it) and refuses the same warnings
     as ``check --strict`` (check.site_warnings)."""
     from generator.config.site import domain_mismatch
     from generator.incremental.hollow import forget
     from generator.incremental.snapshot import load_authors
+    from generator.store import unfetched_warning
 
     authors = load_authors(config, inputs, parsed, workers)
     try:
         warnings = _strict_warnings(config, parsed) if strict else [*authors.warnings, *domain_mismatch(config)]
         for w in warnings:
             log.warning("%s", w)
+        for note in [] if strict else unfetched_warning(authors.unfetched):
+            log.debug("note: %s", note)
         if strict and warnings:
-            raise SiteError(f"{len(warnings)} warning(s) and --strict is on", hint="see the warnings above")
+            raise SiteError(f"{plural(len(warnings), 'warning')} and --strict is on", hint="see the warnings above")
     except BaseException:
         forget([a.records for a in authors.authors])   # (the build lets go of them once it is over)
         raise

@@ -3,7 +3,8 @@
 ``site_warnings`` is the one list of warnings that ``--strict`` turns into errors, for
 ``check --strict`` and ``build --strict`` alike, so the two agree on every site (they
 once did not: a source never fetched was a build warning but only a check note):
-cache files that cannot be read, sources never fetched, sources fetched only in part
+cache files that cannot be read, sources never fetched (one warning, the list of them: a build
+says nothing of them unless ``--strict``), sources fetched only in part
 (an ``incomplete`` mark), and the data-quality lint. Both then exit with status 1
 (``errors.EXIT_SITE``).
 """
@@ -17,7 +18,7 @@ from generator.config import SiteConfig, load_site
 from generator.config.site import domain_mismatch
 from generator.errors import SiteError
 from generator.linkcheck import check_links
-from generator.store import Store, read_all
+from generator.store import Store, read_all, unfetched_warning
 from generator.themes import theme_problems
 
 log = logging.getLogger(__name__)
@@ -26,7 +27,8 @@ log = logging.getLogger(__name__)
 def site_warnings(config: SiteConfig, store: Store, *, with_lint: bool = True) -> list[str]:
     """What ``--strict`` refuses: the cache's warnings and notes, incomplete sources, and (unless
     ``with_lint`` is False, for a plain build that only logs them) the lint findings."""
-    warnings = [*store.warnings, *store.notes, *incomplete_sources(config, store), *domain_mismatch(config)]
+    warnings = [*store.warnings, *store.notes, *unfetched_warning(store.unfetched), *incomplete_sources(config, store),
+                *domain_mismatch(config)]
     if with_lint:
         from generator.lint import lint
         from generator.taxonomy import load_taxonomy
@@ -55,7 +57,7 @@ def run_check(root: Path) -> tuple[list[str], list[str]]:
     except SiteError as exc:
         return [str(p) for p in exc.problems] or [str(exc)], []
     store = read_all(config)
-    problems: list[str] = [str(p) for p in theme_problems(config)]
+    problems: list[str] = [str(p) for p in sorted(theme_problems(config), key=lambda p: p.order)]
     warnings = site_warnings(config, store)
     out = config.output_path
     if (out / "index.html").is_file():

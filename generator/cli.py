@@ -53,13 +53,32 @@ def _handle_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except SiteError as exc:
-            click.echo(f"error: {_printable(str(exc))}", err=True)
+            if exc.problems:   # one line per problem, as 'check' prints them (report_problems)
+                report_problems([str(p) for p in exc.problems], exc.message, exc.hint)
+            else:
+                click.echo(f"error: {_printable(str(exc))}", err=True)
             sys.exit(exc.exit_code)
         except KeyboardInterrupt as exc:
             what, code = ("terminated", 143) if isinstance(exc, Terminated) else ("interrupted", 130)
             click.echo(f"{what}; the previous output and cache were left as they were", err=True)
             sys.exit(code)
     return wrapper  # type: ignore[return-value]
+
+
+def report_problems(problems: list[str], summary: str, hint: str | None = None) -> None:
+    """The one format of problems, for every command: ``error: FILE:LINE: message``, one a line
+    (as compilers print them, so an editor can jump to each), then what the command did about them."""
+    for p in problems:
+        click.echo(f"error: {_printable(p)}", err=True)
+    command = click.get_current_context(silent=True)
+    name = command.info_name if command is not None and command.parent is not None else "authorsite"
+    click.echo(f"{name} failed: {_printable(summary)} (above)", err=True)
+    if hint:
+        click.echo(f"  hint: {_printable(hint)}", err=True)
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _printable(msg: str) -> str:
@@ -95,7 +114,7 @@ def cli(ctx: click.Context, root: Path, quiet: bool, verbose: bool) -> None:
     ctx.obj = {"root": root, "quiet": quiet}
 
 
-@cli.command()
+@cli.command(short_help="Build the site from the configuration and the committed cache (no network).")
 @click.option("--base-url", help="Override site.yaml's base_url (e.g. https://user.github.io/repo/).")
 @click.option("--output", "output", type=click.Path(file_okay=False, path_type=Path),
               help="Write here instead of site.yaml's output_dir.")
@@ -134,7 +153,7 @@ def _report_size(out_dir: Path, size: SiteSize | None = None) -> None:
         log.warning("%s", warning)
 
 
-@cli.command()
+@cli.command(short_help="Fetch every author's sources into content/cache/ (the only command that uses the network).")
 @click.option("--strict", is_flag=True, hidden=True,
               help="Kept for older scripts: a failed source always ends fetch with a non-zero status now.")
 @click.option("--author", "authors", multiple=True, metavar="SLUG",
@@ -146,8 +165,10 @@ def _report_size(out_dir: Path, size: SiteSize | None = None) -> None:
 def fetch(ctx: click.Context, strict: bool, authors: tuple[str, ...], budget: str | None) -> None:
     """Fetch every author's sources into content/cache/ (the only command that uses the network).
 
-    Exit status 3 when a source could not be fetched, or only in part (the cache is kept and
-    the site can be built from it), 4 when arXiv refused a query as written (see README.md).
+    Exit status 0 when every source was fetched; 3 when a source could not be fetched, or only
+    in part (the cache is kept and the site can be built from it); 4 when arXiv refused a query
+    as written (the message names the author file and line to fix); 6 when another fetch of
+    the site is running.
     """
     import difflib
 
@@ -181,7 +202,8 @@ def _fetch_failed(report: Any) -> None:  # noqa: ANN401 - a fetch.FetchReport (i
     message = (f"{len(report.failed)} source(s) could not be fetched ({names})"
                + (f", {len(partial)} of them in part (marked incomplete; the next fetch resumes them)"
                   if partial else "")
-               + "; the cached records were kept")
+               + ("; the cached records were kept" if any(r.had_cache for r in report.failed) else
+                  "; none of them was fetched before, so content/cache/ is as it was"))
     refused = [r.error for r in report.failed if r.refused]
     if refused:
         message += ": " + "; ".join(refused)
@@ -192,7 +214,7 @@ def _fetch_failed(report: Any) -> None:  # noqa: ANN401 - a fetch.FetchReport (i
     raise SiteError(message, hint=hint, exit_code=report.exit_status)
 
 
-@cli.command()
+@cli.command(short_help="List author SLUG's fetched records as kept or dropped, and by which rule.")
 @click.argument("slug")
 @click.pass_context
 @_handle_errors
@@ -205,7 +227,7 @@ def review(ctx: click.Context, slug: str) -> None:
         click.echo(line)
 
 
-@cli.command()
+@cli.command(short_help="Preview the site on a local web server, rebuilt on every edit.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
               help="Port to listen on (0: any free port).")
@@ -219,9 +241,9 @@ def serve(ctx: click.Context, host: str, port: int) -> None:
     run_serve(ctx.obj["root"], host=host, port=port)
 
 
-@cli.command()
+@cli.command(short_help="Check the configuration, the cache and the built site's internal links.")
 @click.option("--strict", is_flag=True,
-              help="Exit 1 on warnings too: the same warnings as 'build --strict' (see README.md, Exit codes).")
+              help="Exit 1 on warnings too (a missing or incomplete cache, lint findings), as 'build --strict' does.")
 @click.pass_context
 @_handle_errors
 def check(ctx: click.Context, strict: bool) -> None:
@@ -232,23 +254,22 @@ def check(ctx: click.Context, strict: bool) -> None:
     problems, warnings = run_check(ctx.obj["root"])
     for w in warnings:
         log.warning("%s", w)
-    for p in problems:
-        click.echo(f"error: {_printable(p)}", err=True)
     if problems or (strict and warnings):
-        why = [f"{len(problems)} problem(s)"] if problems else []
-        why += [f"{len(warnings)} warning(s) and --strict is on"] if strict and warnings else []
-        click.echo(f"check failed: {', '.join(why)} (above)", err=True)
+        why = [_plural(len(problems), "problem")] if problems else []
+        why += [f"{_plural(len(warnings), 'warning')} and --strict is on"] if strict and warnings else []
+        report_problems(problems, ", ".join(why))
         sys.exit(EXIT_SITE)
-    log.info("check: no problems%s", f", {len(warnings)} warning(s)" if warnings else "")
+    log.info("check: no problems%s", f", {_plural(len(warnings), 'warning')}" if warnings else "")
 
 
-@cli.command()
+@cli.command(short_help="Remove the built site and the leftovers of interrupted builds.")
 @click.pass_context
 @_handle_errors
 def clean(ctx: click.Context) -> None:
     """Remove the built site (output_dir) and any leftovers of interrupted builds."""
     from generator.config import load_site
-    from generator.output import build_lock, check_output_dir, index_scratch_dir, old_dir, spare_dir, staging_dir
+    from generator.output import (build_lock, check_output_dir, index_scratch_dir, legacy_spare_dir, old_dir, spare_dir,
+                                  staging_dir)
     from generator.incremental.prelink import prelink_dir
 
     config = load_site(ctx.obj["root"])
@@ -256,16 +277,20 @@ def clean(ctx: click.Context) -> None:
     check_output_dir(out, config.root)
     with build_lock(config.root):  # never pull the staging folder from under a running build
         prelinked = sorted(out.parent.glob(prelink_dir(out, 0).name[:-1] + "*")) if out.parent.is_dir() else []
-        for p in (out, staging_dir(out), old_dir(out), spare_dir(out), index_scratch_dir(out), *prelinked):
+        for p in (out, staging_dir(out), old_dir(out), spare_dir(out), legacy_spare_dir(out), index_scratch_dir(out),
+                  *prelinked):
             if p.is_dir() and not p.is_symlink():
                 shutil.rmtree(p)
                 log.info("removed %s", p)
             elif p != out and p.is_symlink():   # a planted link: remove the link, never what it points to
                 p.unlink()
                 log.info("removed the link %s", p)
+        for old_lock in sorted(config.root.glob(".authorsite-*.lock")):   # beside site.yaml before .authorsite/
+            old_lock.unlink()
+            log.info("removed %s", old_lock)
 
 
-@cli.command()
+@cli.command(short_help="Create a new site in DIRECTORY with one example author.")
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--title", default="Author profiles", show_default=True)
 @click.option("--repo", metavar="GIT-URL", help="Install authorsite from this git URL instead of PyPI's release "
@@ -286,7 +311,7 @@ def init(directory: Path, title: str, repo: str | None, ref: str | None) -> None
     log.info("next: cd %s && make site", directory)
 
 
-@cli.command("new-author")
+@cli.command("new-author", short_help="Add an author file for NAME, with an arXiv query to fetch.")
 @click.argument("name")
 @click.option("--slug", help="Page address (default: from the name, e.g. jane-doe).")
 @click.pass_context

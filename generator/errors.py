@@ -36,6 +36,11 @@ class Problem:
         where = self.path if self.line is None else f"{self.path}:{self.line}"
         return f"{where}: {self.message}"
 
+    @property
+    def order(self) -> tuple[str, int]:
+        """Problems are reported sorted by file, then line (a whole-file problem first)."""
+        return self.path, self.line or 0
+
 
 class SiteError(Exception):
     """An error meant for the user, carrying every problem found (one or more)."""
@@ -61,7 +66,7 @@ class SiteError(Exception):
     def from_problems(cls, problems: list[Problem] | tuple[Problem, ...]) -> "SiteError":
         files = sorted({p.path for p in problems})
         head = f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in {', '.join(files)}"
-        return cls(head, problems=tuple(problems))
+        return cls(head, problems=tuple(sorted(problems, key=lambda p: p.order)))
 
     def __str__(self) -> str:
         if self.path is not None:

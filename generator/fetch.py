@@ -176,11 +176,11 @@ def _failed(config: SiteConfig, slug: str, source: Source, label: str, rel: str,
         author = next(a for a in config.authors if a.slug == slug)
         error = (f"{author.path}:{source.line}: {label} could not be fetched: the query was refused: "
                  f"{exc.reason}; fix the query there")
-    log.warning("%s: %s; kept %s as it was (the build uses it)", slug,
-                error if exc.refused else f"{label} could not be fetched: {exc.message}",
-                rel if had_cache else "no cache")
+    kept = (f"kept {rel} as it was (the build uses it)" if had_cache else
+            "nothing was cached from it before, so the build uses the author's other sources")
+    log.warning("%s: %s; %s", slug, error if exc.refused else f"{label} could not be fetched: {exc.message}", kept)
     return SourceResult(slug, label, rel, requests, records=len(old), error=error, refused=exc.refused,
-                        offline=exc.unresolved)
+                        offline=exc.unresolved, had_cache=had_cache)
 
 
 def merge_fetched(cached: Sequence[Record], fetched: Sequence[Record]) -> tuple[tuple[Record, ...], int, int]:
@@ -248,9 +248,19 @@ def _status(r: SourceResult) -> str:
         return (f"INCOMPLETE at {r.incomplete.next_start} of {r.incomplete.total}, pages before kept: "
                 + _short(r.error or "", 40))
     if r.error:
-        return ("REFUSED, fix the author file: " if r.refused else "FAILED, cache kept: ") + _short(r.error, 60)
+        head = ("REFUSED, fix the author file" if r.refused else
+                "FAILED, cache kept" if r.had_cache else "FAILED, nothing cached yet")
+        return f"{head}: {_short(r.error.split(' (', 1)[0], 60)}"   # the reason; its details are above
     return "written" if r.written else "unchanged"
 
 
 def _short(text: str, n: int) -> str:
-    return text if len(text) <= n else text[: n - 1] + "…"
+    """``text`` in at most ``n`` characters, cut between words (never mid-word) with an ellipsis:
+    the whole message is in the warning above the table."""
+    if len(text) <= n:
+        return text
+    cut = text[: n - 1]
+    if not text[n - 1].isspace():   # else the cut is between words already
+        at = max(cut.rfind(" "), cut.rfind("/"))   # a word's end, or a URL's path segment's
+        cut = cut[: at + (cut[at] == "/")] if at >= n // 2 else cut   # (one long word: cut it)
+    return cut.rstrip(" ,;:(") + "…"

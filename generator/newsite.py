@@ -21,6 +21,7 @@ from importlib import metadata, resources
 from pathlib import Path
 
 import yaml
+from anyascii import anyascii
 
 from generator import __version__, ids
 from generator.config import SCHEMA_DIR
@@ -117,9 +118,17 @@ make check
 
 
 def slugify(name: str) -> str:
-    text = unicodedata.normalize("NFKD", name)
-    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
-    return re.sub(r"[^a-z0-9]+", "-", text).strip("-")[:64].strip("-")
+    """A page address from a name in any script, transliterated by anyascii ("José Núñez":
+    jose-nunez, "李娜": li-na, "김민수": gim-min-su, "Ђорђе": djordje); '' when nothing is left
+    (symbols and emoji are dropped, not spelled out as ':yin_yang:')."""
+    words = []
+    for c in unicodedata.normalize("NFC", name):
+        if unicodedata.category(c).startswith("S"):
+            continue
+        # a Chinese character or a Korean syllable is a syllable of its own: li-na, not lina
+        apart = unicodedata.name(c, "").startswith(("CJK UNIFIED IDEOGRAPH", "HANGUL SYLLABLE"))
+        words.append(f" {anyascii(c)} " if apart else anyascii(c))
+    return re.sub(r"[^a-z0-9]+", "-", "".join(words).lower()).strip("-")[:64].strip("-")
 
 
 # What a Makefile line and pip's 'git+URL@REF' carry safely: no spaces, quotes, '$', '#', '@' but in user@host.
@@ -264,7 +273,7 @@ def create_site(directory: Path, title: str = "Author profiles", pin: Pin | None
 
 def add_author(root: Path, name: str, slug: str | None = None) -> Path:
     """Write content/authors/SLUG.yaml for ``name``: any name a person has ("Seán O'Brien",
-    "李小龍" with ``--slug``), written as YAML quotes it; only a double quote or a backslash,
+    "李小龍", in content/authors/li-xiao-long.yaml), written as YAML quotes it; only a double quote or a backslash,
     which an arXiv author query cannot hold, is refused."""
     if not (root / "site.yaml").is_file():
         raise SiteError(f"no site.yaml in {root}: run new-author in a site's folder (or give it with -C FOLDER), "
@@ -275,11 +284,7 @@ def add_author(root: Path, name: str, slug: str | None = None) -> Path:
     if any(c in name for c in '"\\') or not name.isprintable():
         raise SiteError(f"the name {name!r} cannot be searched on arXiv as written (a double quote, a backslash "
                         "or a control character)", hint="write it without them")
-    slug = slug or slugify(name)
-    if not ids.is_slug(slug):
-        how = "use lower-case letters, digits and hyphens"
-        raise SiteError(f"'{slug}' is not a safe page address", hint=how if slug != slugify(name) else
-                        f"the name gives none: choose one with --slug (e.g. --slug li-xiaolong); {how}")
+    slug = _slug(name, slug)
     folder = root / "content" / "authors"
     for ext in (".yaml", ".yml"):
         if (folder / f"{slug}{ext}").exists():
@@ -289,6 +294,24 @@ def add_author(root: Path, name: str, slug: str | None = None) -> Path:
     path = folder / f"{slug}.yaml"
     path.write_text(AUTHOR_MODELINE + _author_yaml(name, slug, ""), encoding="utf-8")
     return path
+
+
+def _slug(name: str, given: str | None) -> str:
+    """The page address: ``given`` (--slug) when safe, else made from the name; a SiteError in
+    plain words when neither gives one."""
+    how = "lower-case letters, digits and hyphens"
+    if given is not None:
+        if not ids.is_slug(given):
+            raise SiteError(f"--slug '{given}' is not a safe page address", hint=f"use {how}, e.g. --slug ada-lovelace")
+        return given
+    made = slugify(name)
+    if not made:
+        raise SiteError(f"the name '{name}' gives no page address in Latin letters",
+                        hint=f'choose one with --slug, e.g. authorsite new-author "{name}" --slug first-last ({how})')
+    if not ids.is_slug(made):
+        raise SiteError(f"the name '{name}' gives the page address '{made}', a name Windows keeps for a device",
+                        hint=f"choose another with --slug, e.g. --slug {made}-2")
+    return made
 
 
 def _author_yaml(name: str, slug: str, records: str) -> str:

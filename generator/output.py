@@ -11,8 +11,8 @@ colliding, as in Pelican's writer).
 Folders are what a swap costs on a large site: making and removing a folder costs a
 fiftieth of a second's worth of a file's hard link on ext4 (about 0.5 ms each, against
 10 us), and a site of 1,000 authors has 6,000 of them. So the previous build's tree, once
-swapped out, is kept as the next build's staging folder (``spare_dir``, a hidden sibling of
-the output), and the next build removes its files before writing into it (``empty``; or
+swapped out, is kept as the next build's staging folder (``spare_dir``, in the site's
+``.authorsite/``), and the next build removes its files before writing into it (``empty``; or
 generator.incremental.prelink keeps those that are hard links of the live build's files, which it would
 link again); folders the new build leaves empty are removed before the swap (a clean build has
 none). So a build seeded from the spare writes exactly what a build into a new folder writes.
@@ -31,6 +31,7 @@ from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable, Iterator
 
 from generator.errors import EXIT_LOCKED, EXIT_OUTPUT, SiteError
+from generator.paths import legacy_spare_dir, lock_path, old_dir, spare_dir, staging_dir
 from generator.sitesize import SiteSize
 
 MARKER = ".nojekyll"      # present in every build: how we recognise a folder we made
@@ -40,35 +41,22 @@ _RENAME_EXCHANGE = 2
 @contextmanager
 def build_lock(root: Path, what: str = "build") -> Iterator[None]:
     """Hold an exclusive lock for the duration of a build (or a ``fetch``) of the site at ``root``."""
-    lock_path = root / f".authorsite-{what}.lock"
+    path = lock_path(root, what)
     try:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        path.parent.mkdir(exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
-        raise SiteError(f"cannot create lock file: {exc.strerror}", path=str(lock_path),
+        raise SiteError(f"cannot create lock file: {exc.strerror}", path=str(path),
                         exit_code=EXIT_OUTPUT) from exc
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:
-            raise SiteError(f"another {what} is running for this site", path=str(lock_path),
+            raise SiteError(f"another {what} is running for this site", path=str(path),
                             hint="wait for it to finish", exit_code=EXIT_LOCKED) from exc
         yield
     finally:
         os.close(fd)
-
-
-def staging_dir(out_dir: Path) -> Path:
-    # Distinctive names: recover() deletes these, so they must never be a user's own folder.
-    return out_dir.with_name(f"{out_dir.name}.authorsite-staging")
-
-
-def old_dir(out_dir: Path) -> Path:
-    return out_dir.with_name(f"{out_dir.name}.authorsite-old")
-
-
-def spare_dir(out_dir: Path) -> Path:
-    """The folders of the previous build, without its files: the next build's staging folder."""
-    return out_dir.with_name(f".{out_dir.name}.authorsite-spare")
 
 
 def index_scratch_dir(out_dir: Path) -> Path:
@@ -90,6 +78,12 @@ def recover(out_dir: Path) -> None:
     spare = spare_dir(out_dir)
     if spare.is_symlink() or (spare.exists() and not spare.is_dir()):
         spare.unlink()
+    legacy = legacy_spare_dir(out_dir)
+    if legacy != spare and os.path.lexists(legacy):   # an earlier version's: no longer used
+        if legacy.is_dir() and not legacy.is_symlink():
+            shutil.rmtree(legacy, ignore_errors=True)
+        else:
+            legacy.unlink()
 
 
 def check_output_dir(out_dir: Path, site_root: Path | None = None) -> None:
@@ -279,6 +273,7 @@ def _keep_folders(tree: Path, spare: Path) -> None:
     only costs the next build its folders."""
     try:
         shutil.rmtree(spare, ignore_errors=True)
+        spare.parent.mkdir(exist_ok=True)
         os.rename(tree, spare)
     except OSError:
         shutil.rmtree(tree, ignore_errors=True)

@@ -3,8 +3,9 @@
 Build, fetch, review and check all read the cache through ``read_all``, so they agree
 on what a cache file means:
 
-- never fetched (no file): a note "no cached records yet for ...; run 'authorsite fetch'",
-  a normal state for a new author or a site built offline;
+- never fetched (no file): listed in ``unfetched`` ("FILE:LINE: arXiv query ..."), a normal
+  state for a new author, a fresh clone or a site built offline. ``check`` says so once, in one
+  list (``unfetched_warning``); a build says nothing of it (``--strict`` refuses it);
 - unreadable (truncated, wrong format, malformed record): a warning naming the file, and
   the file is ignored until the next good fetch replaces it. It never takes a build down.
 
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping, Sequence
 
 from generator import cache
 from generator.cache_records import checked_fields
@@ -55,7 +56,8 @@ class Store:
 
     entries: Mapping[Key, cache.CacheEntry] = field(default_factory=dict)
     unreadable: Mapping[Key, Unreadable] = field(default_factory=dict)
-    notes: tuple[str, ...] = ()            # sources never fetched yet
+    notes: tuple[str, ...] = ()            # records of a cache file left out or changed
+    unfetched: tuple[str, ...] = ()        # sources never fetched yet: "FILE:LINE: arXiv query ..."
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -78,7 +80,16 @@ class Store:
         if key is None:
             return self
         unreadable = {k: v for k, v in self.unreadable.items() if k != (slug, key)}
-        return Store({**self.entries, (slug, key): entry}, unreadable, self.notes)
+        return Store({**self.entries, (slug, key): entry}, unreadable, self.notes, self.unfetched)
+
+
+def unfetched_warning(unfetched: Sequence[str]) -> list[str]:
+    """The sources never fetched, as one warning (a list), or none: what ``check`` says of them."""
+    if not unfetched:
+        return []
+    head = (f"{len(unfetched)} source{'s' if len(unfetched) != 1 else ''} not fetched yet; run 'authorsite fetch' "
+            "(until then the site is built from the other sources):")
+    return [head + "".join(f"\n  {u}" for u in unfetched)]
 
 
 def read_all(config: SiteConfig, slugs: Collection[str] | None = None, *, parsed: ParsedInputs | None = None,
@@ -107,16 +118,18 @@ class Reader:
         self.entries: dict[Key, cache.CacheEntry] = {}
         self.unreadable: dict[Key, Unreadable] = {}
         self.notes: list[str] = []
+        self.unfetched: list[str] = []
         self._make_record = _Interner().record
 
     def store(self) -> Store:
-        return Store(self.entries, self.unreadable, tuple(self.notes))
+        return Store(self.entries, self.unreadable, tuple(self.notes), tuple(self.unfetched))
 
     def read(self, a: AuthorConfig) -> Store:
         """Read ``a``'s cache files; returns what was read of them alone."""
         config, entries, unreadable = self.config, self.entries, self.unreadable
         mine: list[Key] = []
         notes: list[str] = []
+        unfetched: list[str] = []
         for source in a.sources:
             kind = kind_of(source)
             key = kind.cache_key(source)
@@ -129,8 +142,7 @@ class Reader:
                     and _reused(self.reuse, (a.slug, key), entries, unreadable):
                 continue
             if not path.is_file():
-                notes.append(f"{a.path}: no cached records yet for {kind.review_text(source)}; "
-                             f"run 'authorsite fetch' (building from the other sources)")
+                unfetched.append(f"{a.path}:{source.line}: {kind.review_text(source)}")
                 continue
             try:
                 entry = _read_entry(path, _rel(path, config.root), self.parsed, self._make_record)
@@ -145,8 +157,9 @@ class Reader:
             except ValueError as exc:
                 unreadable[(a.slug, key)] = Unreadable(_rel(path, config.root), str(exc))
         self.notes += notes
+        self.unfetched += unfetched
         return Store({k: entries[k] for k in mine if k in entries},
-                     {k: unreadable[k] for k in mine if k in unreadable}, tuple(notes))
+                     {k: unreadable[k] for k in mine if k in unreadable}, tuple(notes), tuple(unfetched))
 
 
 def _reused(reuse: Store, key: Key, entries: dict[Key, cache.CacheEntry], unreadable: dict[Key, Unreadable]) -> bool:

@@ -10,6 +10,7 @@ only ever see real arXiv codes.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -29,6 +30,18 @@ GROUP_ORDER = (
     "grp_eess",
     "grp_econ",
 )
+
+# Codes arXiv never had that people write for one it has (checked against arXiv's listings):
+# machine learning is filed under stat.ML and cs.LG, never cs.ML; language is cs.CL. Looked up
+# in lower case; other wrong codes get arXiv's own codes with the same subject (stat.LG: cs.LG).
+COMMON_MISTAKES = {
+    "cs.ml": ("stat.ML", "cs.LG"),
+    "stat.lg": ("cs.LG", "stat.ML"),
+    "cs.nlp": ("cs.CL",),
+    "cs.qc": ("quant-ph",),
+    "cs.quant-ph": ("quant-ph",),
+}
+SHOWN = 6   # categories named in the hint for a bare archive ('physics': physics.acc-ph, ...)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +72,45 @@ class Taxonomy:
 
     def get(self, code: str) -> Category | None:
         return self.categories.get(code)
+
+    def suggestions(self, term: str) -> tuple[str, ...]:
+        """The arXiv categories a code that is not one was meant to be, best first: the same code in
+        other letter case, a known mistake (COMMON_MISTAKES), the same subject in another archive
+        (arXiv's own aliases share theirs: cs.NA and math.NA), else the nearest spelling."""
+        code = term.strip()
+        folded = code.casefold()
+        same_case = [c for c in self.categories if c.casefold() == folded]
+        if same_case or folded in COMMON_MISTAKES:
+            return tuple(same_case) or COMMON_MISTAKES[folded]
+        subject = folded.rpartition(".")[2] if "." in folded else None
+        found: list[str] = []
+        for c in self.categories.values():
+            if subject and "." in c.code and c.code.rpartition(".")[2].casefold() == subject:
+                canon = self.canonical(c.code)
+                if canon and canon not in found:
+                    found.append(canon)
+        return tuple(found) or tuple(difflib.get_close_matches(code, self.canonical_codes(), n=1, cutoff=0.6))
+
+    def canonical_codes(self) -> list[str]:
+        return [c.code for c in self.categories.values() if c.status not in ("alias", "subsumed")]
+
+    def archive_categories(self, term: str) -> tuple[str, ...]:
+        """The active categories of an archive (``physics``: physics.acc-ph ...), or () when
+        ``term`` names none."""
+        folded = term.strip().casefold()
+        return tuple(c.code for c in self.categories.values()
+                     if c.archive.casefold() == folded and c.code != c.archive and c.status == "active")
+
+    def hint(self, term: str) -> str:
+        """What to write instead of ``term``, which is no arXiv category: '' when nothing is near."""
+        archive = self.archive_categories(term)
+        if archive:
+            name = term.strip().lower()
+            shown = ", ".join(archive[:SHOWN]) + (", ..." if len(archive) > SHOWN else "")
+            return (f"'{name}' is an archive, not a category: name one or more of its {len(archive)} categories "
+                    f"({shown}), listed on https://arxiv.org/archive/{name}")
+        close = self.suggestions(term)
+        return f"did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
 
     def group_rank(self, group: str) -> int:
         return GROUP_ORDER.index(group) if group in GROUP_ORDER else len(GROUP_ORDER)

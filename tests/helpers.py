@@ -108,6 +108,7 @@ def fresh_copy(template: Path, dest: Path) -> Path:
 @contextlib.contextmanager
 def holding_lock(path: Path) -> Iterator[None]:
     """Hold the exclusive flock on ``path`` (a build's or fetch's lock file), as a running one does."""
+    path.parent.mkdir(exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -147,10 +147,8 @@ class Checker:
         for code, line in self.texts(m, key, where):
             canon = tax.canonical(code)
             if canon is None:
-                close = ([c for c in tax.categories if c.casefold() == code.casefold()]   # cs.lg: cs.LG
-                         or difflib.get_close_matches(code, list(tax.categories), n=1, cutoff=0.6))
-                hint = f" (did you mean '{close[0]}'?)" if close else ""
-                self.err(line, f"'{join(where, key)}': '{code}' is not an arXiv category{hint}")
+                hint = tax.hint(code)   # cs.lg: cs.LG; cs.ML: stat.ML or cs.LG; physics: its categories
+                self.err(line, f"'{join(where, key)}': '{code}' is not an arXiv category{f' ({hint})' if hint else ''}")
             else:
                 out.append(canon)
         return tuple(out)

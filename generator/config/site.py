@@ -1,7 +1,7 @@
 """site.yaml: the site's settings and the fetch policy, read against ``schema.SITE``.
 
 ``load_site`` is the entry point of the whole configuration: it reads site.yaml, then
-every author file and page, and raises one ``SiteError`` listing every problem of a file.
+every author file and page, and raises one ``SiteError`` listing every problem of every file.
 The dataclass defaults are the schema's, so each default is written once.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
 from urllib.parse import urlsplit
 
 from generator.config.accent import problem as accent_problem
@@ -18,11 +18,13 @@ from generator.config.authors import AuthorConfig, load_authors
 from generator.config.check import CONTROLS, OUTSIDE, Checker, outside, read_table
 from generator.config.pages import PageSource, load_pages
 from generator.config.schema import FETCH, SITE
-from generator.errors import SiteError
+from generator.errors import Problem, SiteError
 from generator.yamlfile import YMap, read_yaml
 
 if TYPE_CHECKING:
     from generator.incremental.parsed import ParsedInputs
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,10 +97,22 @@ def load_site(root: Path, base_url: str | None = None, parsed: ParsedInputs | No
     values["extra"] = dict(values["extra"])
     if values["accent"] and (wrong := accent_problem(values["accent"])):
         ck.err(m.lines.get("accent"), wrong)
+    authors = _collect(ck, lambda: load_authors(root, parsed, groups=values["groups"], helper=helper))
+    pages = _collect(ck, lambda: load_pages(root))
     if ck.problems:
         raise SiteError.from_problems(ck.problems)
-    return SiteConfig(root=root, **values, authors=load_authors(root, parsed, groups=values["groups"], helper=helper),
-                      pages=load_pages(root))
+    return SiteConfig(root=root, **values, authors=authors, pages=pages)
+
+
+def _collect(ck: Checker, load: Callable[[], tuple[T, ...]]) -> tuple[T, ...]:
+    """What ``load`` reads, its problems added to ``ck``'s: a site.yaml typo never hides the
+    problems of the author files and pages (every problem of the site is reported at once)."""
+    try:
+        return load()
+    except SiteError as exc:
+        message = f"{exc.message} ({exc.hint})" if exc.hint else exc.message
+        ck.problems.extend(exc.problems or (Problem(exc.path or "site.yaml", exc.line, message),))
+        return ()
 
 
 def domain_mismatch(config: SiteConfig) -> list[str]:

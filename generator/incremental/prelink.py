@@ -346,8 +346,13 @@ class Skeleton:
         """Once the build is in place: the folders made so far become the spare (the process is
         stopped if it is not done; the next build's helper makes the others)."""
         self._halt()
-        if not os.path.lexists(spare_dir(out_dir)) and self.folder.is_dir() and not self.folder.is_symlink():
-            os.rename(self.folder, spare_dir(out_dir))
+        spare = spare_dir(out_dir)
+        if not os.path.lexists(spare) and self.folder.is_dir() and not self.folder.is_symlink():
+            try:
+                spare.parent.mkdir(exist_ok=True)
+                os.rename(self.folder, spare)
+            except OSError:   # only the next build's folders are lost
+                pass
         _remove(self.folder)
 
     def stop(self) -> None:

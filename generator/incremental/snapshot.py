@@ -65,7 +65,8 @@ class AuthorPart:
     author: Author
     contents: tuple[bytes, ...]       # jobs.Digester.content of each of author.records, in order
     unreadable: tuple[str, ...] = ()  # the warnings of its cache files that cannot be read
-    notes: tuple[str, ...] = ()       # its sources never fetched
+    notes: tuple[str, ...] = ()       # its cache files' records left out or changed
+    unfetched: tuple[str, ...] = ()   # its sources never fetched (a build says nothing of them)
     incomplete: tuple[str, ...] = ()  # its sources fetched only in part
     order: bytes = b""                # subject_order.order_digest of author.records
 
@@ -86,6 +87,10 @@ class Authors:
     def warnings(self) -> list[str]:
         return [*(w for p in self.parts for w in p.unreadable), *(w for p in self.parts for w in p.notes),
                 *(w for p in self.parts for w in p.incomplete)]
+
+    @property
+    def unfetched(self) -> list[str]:
+        return [u for p in self.parts for u in p.unfetched]
 
     def seed(self, digester: Digester, parsed: ParsedInputs | None = None) -> Kept:
         """Give ``digester``, from ``parsed``, the digests the last build made of each author and its
@@ -309,5 +314,5 @@ def make_part(config: SiteConfig, a: AuthorConfig, store: Store, tax: object, co
     author = assemble_author(a, store, tax, config.citations)  # type: ignore[arg-type]
     return AuthorPart(
         author=author, contents=tuple(contents.content(r) for r in author.records), order=order_digest(author.records),
-        unreadable=store.warnings, notes=store.notes,
+        unreadable=store.warnings, notes=store.notes, unfetched=store.unfetched,
         incomplete=tuple(incomplete_sources(dataclasses.replace(config, authors=(a,)), store)))

@@ -220,11 +220,13 @@ class HttpClient:
                 hint = "fix the query in the author file; the cached records were kept" if refused else None
                 raise FetchError(url, exc.reason, attempts, hint=hint or _hint(exc.reason), refused=refused) from None
             except TransientError as exc:
-                if exc.unresolved and attempts > DNS_RETRIES:
+                # one count of tries for the log and the error: "attempt 2 of 2", then "after 2 attempts"
+                retries = min(self.policy.retries, DNS_RETRIES) if exc.unresolved else self.policy.retries
+                if attempts > retries and exc.unresolved:
                     self._unresolved[host] = exc.reason
                     raise FetchError(url, exc.reason, attempts, hint=_hint(exc.reason, unresolved=True),
                                      unresolved=True) from None
-                if attempts > self.policy.retries:
+                if attempts > retries:
                     raise FetchError(url, exc.reason, attempts, hint=_hint(exc.reason, exc.throttled)) from None
                 wait = self._backoff(attempts, exc)
                 if wait is None:
@@ -233,7 +235,7 @@ class HttpClient:
                              f"more than fetch.retry_after_cap ({self.policy.retry_after_cap:g} s), so gave up",
                         attempts, hint=_hint(exc.reason, True)) from None
                 log.info("%s: %s; retrying in %.1f s (attempt %d of %d)", url, exc.reason, wait,
-                         attempts + 1, self.policy.retries + 1)
+                         attempts + 1, retries + 1)
                 self.clock.sleep(wait)
 
     def _backoff(self, attempts: int, exc: TransientError) -> float | None:

@@ -64,3 +64,4 @@ class SourceResult:
     refused: bool = False      # the API refused the query as written: a mistake in the author file
     incomplete: Incomplete | None = None   # stopped part-way: the pages before were kept
     offline: bool = False      # the host name did not resolve (no network, or a wrong address)
+    had_cache: bool = True     # a cache file was there before (a failed source keeps it)

@@ -102,7 +102,12 @@ def assert_one_clear_report(run: Run, exit_code: int = 1) -> str:
     """REJECT (E1, E2): the exit code, one ``error:`` report, no traceback; returns stderr."""
     assert run.returncode == exit_code, f"exit {run.returncode}, wanted {exit_code}\n{run.stderr[-3000:]}"
     assert "Traceback" not in run.stderr, run.stderr[-3000:]
-    assert run.stderr.count("error: ") == 1, f"expected one report:\n{run.stderr[-3000:]}"
+    # one report: an error, or its problems one a line ('error: FILE:LINE: ...') then what became of them
+    lines = run.stderr.splitlines()
+    errors = [n for n, line in enumerate(lines) if line.startswith("error: ")]
+    assert errors and errors == list(range(errors[0], errors[0] + len(errors))), \
+        f"expected one report:\n{run.stderr[-3000:]}"
+    assert len(errors) == 1 or " failed: " in lines[errors[-1] + 1], f"expected one report:\n{run.stderr[-3000:]}"
     assert len(run.stderr) < 4000, f"the report is {len(run.stderr)} characters long"
     return run.stderr
 

@@ -35,7 +35,7 @@ from helpers import holding_lock
 
 from generator import routes
 from generator.errors import SiteError
-from generator.output import EXIT_LOCKED, EXIT_OUTPUT
+from generator.output import EXIT_LOCKED, EXIT_OUTPUT, lock_path
 
 # ============================================================================ D1 output not writable
 
@@ -219,7 +219,7 @@ def test_d5_build_while_another_holds_the_lock_exits_5(good_site: Path) -> None:
     author = good_site / "content" / "authors" / "ada.yaml"
     author.write_text(author.read_text().replace("Analytical", "Changed"))
     before = tree_state(good_site / "output")
-    with holding_lock(good_site / ".authorsite-build.lock"):
+    with holding_lock(lock_path(good_site)):
         err = assert_one_clear_report(run_limited("-C", good_site, "build"), EXIT_LOCKED)
     assert "another build is running for this site" in err
     assert tree_state(good_site / "output") == before and leftovers(good_site / "output") == []
@@ -229,7 +229,7 @@ def test_d5_build_while_another_holds_the_lock_exits_5(good_site: Path) -> None:
 def test_d5_fetch_while_another_fetch_runs_exits_5(arxiv_server, tmp_path: Path) -> None:
     s = arxiv_server(Corpus(corpus(3)))
     root = _fetch_site(tmp_path / "site", s.url)
-    with holding_lock(root / ".authorsite-fetch.lock"):
+    with holding_lock(lock_path(root, "fetch")):
         err = assert_one_clear_report(run_limited("-C", root, "fetch"), EXIT_LOCKED)
     assert "another fetch is running for this site" in err and s.hits == []
 

@@ -56,15 +56,17 @@ def test_a_kept_author_gives_the_warnings_of_a_fresh_read(tmp_path: Path) -> Non
     missing = cache_file(config.cache_path, config.authors[3].slug, config.authors[3].sources[0])
     assert missing is not None
     missing.unlink()
-    want = site_warnings(config, read_all(config), with_lint=False)
-    assert len(want) == 2
+    fresh = read_all(config)
+    want, unfetched = site_warnings(config, fresh, with_lint=False), list(fresh.unfetched)
+    assert len(want) == 2 and len(unfetched) == 1 and unfetched[0] in want[1]
+    want = want[:1]   # a build says nothing of a source never fetched (check lists them)
     first = build(root, search=False, workers=1)
     assert list(first.warnings) == want
     (root / "content/authors/a000.yaml").write_text((root / "content/authors/a000.yaml").read_text() + "bio: x\n")
     second = build(root, search=False, workers=1)
     assert not second.unchanged and list(second.warnings) == want
     _, kept = _authors(root)
-    assert kept.assembled == 0 and kept.warnings == want
+    assert kept.assembled == 0 and kept.warnings == want and kept.unfetched == unfetched
 
 
 def test_kept_job_digests_follow_who_lists_a_record(tmp_path: Path) -> None:
@@ -140,7 +142,7 @@ def test_a_failed_build_lets_its_hollow_records_go(tmp_path: Path) -> None:
     config = load_site(root)
     gone = cache_file(config.cache_path, config.authors[4].slug, config.authors[4].sources[0])
     assert gone is not None
-    gone.unlink()   # a note ('no cached records yet'), which --strict refuses
+    gone.unlink()   # a source never fetched, which --strict refuses
     before = len(model._HOLLOW)
     with pytest.raises(SiteError, match="--strict"):
         build(root, strict=True, workers=1)

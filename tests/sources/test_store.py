@@ -21,7 +21,7 @@ from generator.assemble import assemble
 from generator.config import load_site
 from generator.model import Person, Record
 from generator.record_json import to_json
-from generator.store import read_all
+from generator.store import read_all, unfetched_warning
 from generator.taxonomy import load_taxonomy
 
 ARXIV = "  - arxiv: {query: 'au:\"Ada\"', categories: [cs.DB]}\n"
@@ -89,12 +89,16 @@ def test_equal_values_are_shared_across_files_and_records_equal_the_plain_reader
         assert store.entry("ada", source).records == cache.read_entry(path).records   # type: ignore[union-attr]
 
 
-def test_never_fetched_sources_are_notes(tmp_path: Path) -> None:
+def test_never_fetched_sources_are_listed_apart(tmp_path: Path) -> None:
+    """Never fetched is a normal state (a fresh clone, a new author): listed by file and line, for
+    check's one list (store.unfetched_warning), not a warning of every build."""
     root = write_site(tmp_path / "site", {"ada": "name: Ada\nsources:\n" + ARXIV + TYPED})
     store = read_all(load_site(root))
-    assert store.notes == ("content/authors/ada.yaml: no cached records yet for arXiv query 'au:\"Ada\"'; "
-                           "run 'authorsite fetch' (building from the other sources)",)
-    assert not store.entries and not store.warnings
+    assert store.unfetched == ("content/authors/ada.yaml:3: arXiv query 'au:\"Ada\"'",)
+    assert not store.entries and not store.warnings and not store.notes
+    assert unfetched_warning(store.unfetched) == [
+        "1 source not fetched yet; run 'authorsite fetch' (until then the site is built from the other sources):"
+        "\n  content/authors/ada.yaml:3: arXiv query 'au:\"Ada\"'"]
 
 
 def _warning_lines(stderr: str) -> list[str]:

@@ -156,17 +156,17 @@ def test_problems_of_all_author_files_together(tmp_path: Path) -> None:
 
 def test_site_unknown_key_and_bad_base_url(tmp_path: Path) -> None:
     expect_error(tmp_path, {"site.yaml": "title: T\nbase_url: ftp://x/\ntitel: x\n"}, [
-        f"site.yaml:3: unknown key 'titel' (did you mean 'title'?); allowed keys: {SITE_KEYS}",
         "site.yaml:2: 'base_url' must be an http(s) URL such as https://user.github.io/repo/ or a path starting "
         "with '/', found 'ftp://x/'",
+        f"site.yaml:3: unknown key 'titel' (did you mean 'title'?); allowed keys: {SITE_KEYS}",
     ])
 
 
 def test_site_fetch_section(tmp_path: Path) -> None:
     expect_error(tmp_path, {"site.yaml": "title: T\nfetch:\n  delay_seconds: -1\n  page_sise: 10\n"}, [
+        "site.yaml:3: 'fetch.delay_seconds' must be from 0 to 600, found -1",
         "site.yaml:4: unknown key 'fetch.page_sise' (did you mean 'page_size'?); allowed keys: arxiv_api, "
         "delay_seconds, page_size, max_results, timeout_seconds, retries, retry_after_cap",
-        "site.yaml:3: 'fetch.delay_seconds' must be from 0 to 600, found -1",
     ])
 
 

@@ -166,7 +166,8 @@ def test_the_schema_line_keeps_line_numbers(tmp_path: Path) -> None:
     })
     with pytest.raises(SiteError) as info:
         load_site(root)
-    assert [str(p).split(" (did")[0] for p in info.value.problems] == ["site.yaml:3: unknown key 'paginat'"]
+    assert [str(p).split(" (did")[0] for p in info.value.problems] == [
+        "content/authors/a.yaml:3: unknown key 'afiliation'", "site.yaml:3: unknown key 'paginat'"]
     (root / "site.yaml").write_text(SITE_MODELINE + "title: T\n")
     with pytest.raises(SiteError) as info:
         load_site(root)
