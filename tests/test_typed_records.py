@@ -74,11 +74,11 @@ def test_typed_in_records_keep_authors_in_bibtex_and_csl(tmp_path: Path) -> None
     for title, entry in by_title.items():
         assert "author" in entry.fields_dict, title
     assert by_title["A Manual Entry"].fields_dict["author"].value == "Lovelace, Ada and Babbage, Charles"
-    assert by_title["A Note Without Any Link"].fields_dict["author"].value == "Lovelace, Ada"
+    assert by_title["A Note Without Any Link"].fields_dict["author"].value == "Lovelace, Ada and others"
     assert "url" not in by_title["A Note Without Any Link"].fields_dict
     csl = {item["title"]: item for item in json.loads((out / "publications.json").read_text(encoding="utf-8"))}
     assert all(item.get("author") for item in csl.values())
-    assert csl["A Note Without Any Link"]["author"] == [{"family": "Lovelace", "given": "Ada"}]
+    assert csl["A Note Without Any Link"]["author"] == [{"family": "Lovelace", "given": "Ada", "suffix": "et al."}]
     assert "URL" not in csl["A Note Without Any Link"]
     assert csl["A Paper With A URL"]["URL"] == "https://example.org/paper"
 
