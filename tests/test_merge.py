@@ -7,6 +7,8 @@ source mixes: no record lost or duplicated, and the same result whatever the ord
 
 from __future__ import annotations
 
+import dataclasses
+
 import random
 
 from hypothesis import given, settings
@@ -340,9 +342,11 @@ def test_the_year_is_the_published_versions_when_the_preprint_is_older() -> None
     assert m.venue == "VLDB 2025"
 
 
-def test_two_links_of_one_kind_are_numbered() -> None:
+def test_dblps_copy_of_a_preprint_is_named_not_numbered() -> None:
     r = dblp(source_ids=(("dblp", "journals/corr/abs-2401-01234"), ("dblp", "journals/pvldb/DoeS25")), doi=None)
-    assert [label for label, _ in r.source_links] == ["DBLP", "DBLP 2"]
+    assert [label for label, _ in r.source_links] == ["DBLP CoRR", "DBLP"]     # never "DBLP 2" (issue 30)
+    with_arxiv = dataclasses.replace(r, arxiv_id="2401.01234")
+    assert [label for label, _ in with_arxiv.source_links] == ["arXiv", "DBLP"]   # the CoRR copy is arXiv's
 
 
 @settings(max_examples=50, deadline=None)
