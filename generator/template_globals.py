@@ -118,8 +118,10 @@ def _work_jsonld(r: Record, person_id: str, names: Mapping[str, str], taxonomy: 
     w: dict[str, Any] = {"@type": "ScholarlyArticle", "name": tex_to_text(r.title)}
     if r.link:
         w["url"] = r.link
-    if r.published or r.year:
-        w["datePublished"] = r.published[:10] if r.published else str(r.year)
+    if r.published and (r.year is None or r.published.startswith(str(r.year))):
+        w["datePublished"] = r.published[:10]
+    elif r.year:   # a merged record's year is its published version's, not its preprint's date
+        w["datePublished"] = str(r.year)
     if r.authors:
         w["author"] = [{"@type": "Person", "name": n} for n in byline.shown_names(r.authors, *shown)]
     else:
