@@ -184,18 +184,20 @@ class _Bylines:
 
     def __call__(self, r: Record, affiliations: bool = True, own: str = "") -> Byline:
         authors = r.authors
-        if own and any(self._is(p.name, own) for p in authors):
+        if len(authors) > self._limit or (affiliations and _cites(authors)):
             return self._bounded(authors, affiliations, own)
-        if len(authors) <= self._limit and not (affiliations and _cites(authors)):
-            plain = self._plain
-            try:
-                return Byline(Markup(", ".join([plain[p.name] for p in authors])), (), "")
-            except KeyError:
-                for p in authors:
-                    if p.name not in plain:
-                        plain[p.name] = self._person.small(p.name, "", "", False)
-                return Byline(Markup(", ".join([plain[p.name] for p in authors])), (), "")
-        return self._bounded(authors, affiliations, "")
+        plain = self._plain
+        try:
+            names = [plain[p.name] for p in authors]
+        except KeyError:
+            for p in authors:
+                if p.name not in plain:
+                    plain[p.name] = self._person.small(p.name, "", "", False)
+            names = [plain[p.name] for p in authors]
+        if own:   # the page's own author: its own partial (bold, no link), kept as the others are
+            small, mine = self._person.small, self._is
+            names = [small(p.name, "", "", True) if mine(p.name, own) else n for p, n in zip(authors, names)]
+        return Byline(Markup(", ".join(names)), (), "")
 
     def _bounded(self, authors: tuple[Person, ...], affiliations: bool, own: str) -> Byline:
         small = self._person.small
