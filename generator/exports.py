@@ -284,13 +284,13 @@ def to_csl_json(author: Author) -> bytes:
 
 def authors_index(site: SiteModel) -> bytes:
     """data.json: a small index of the authors, for scripts: each author's name, slug, number of
-    records and the URLs of their page, CSL-JSON export and feed. No records: those are in each
-    author's publications.json (the whole site's records in one file grew to 145 MB at
-    1,000 x 100, and duplicated every export)."""
+    records and the URLs of their page, CSL-JSON export (null for an author with no records, who
+    has none) and feed. No records: those are in each author's publications.json (the whole site's
+    records in one file grew to 145 MB at 1,000 x 100, and duplicated every export)."""
     urls = Urls(site.base_url)
     authors = [{"name": a.name, "slug": a.slug, "records": len(a.records),
                 "url": urls.abs_url_for("author", a.slug),
-                "publications": urls.abs_url_for("author_csl", a.slug),
+                "publications": urls.abs_url_for("author_csl", a.slug) if a.records else None,
                 "feed": urls.abs_url_for("author_feed", a.slug)} for a in site.authors]
     return _dumps({"title": site.title, "authors": authors})
 

@@ -132,6 +132,9 @@ def test_an_author_with_no_records_says_so_and_offers_no_exports(tmp_path: Path)
     for name in ("publications.bib", "publications.json", "feed.xml"):
         assert name not in html, name
     assert "BibTeX" not in text and "CSL-JSON" not in text and "Atom feed" not in text
+    assert not (out / "authors/ada/publications.bib").exists() and not (out / "authors/ada/publications.json").exists()
+    [entry] = json.loads((out / "data.json").read_text("utf-8"))["authors"]
+    assert entry["records"] == 0 and entry["publications"] is None
     home = " ".join(parse_html((out / "index.html").read_text("utf-8")).text().split())
     assert "No records yet" in home and "At least 0" not in home     # its card on the home page too
 
