@@ -6,7 +6,8 @@ of the site wherever they stand ("Jane Doe (1,204th of 2,501)"), and a count of 
 2,501-author paper would otherwise add 55 KB to every page that lists it (issue 15, item 12);
 the exports and the JSON keep the full list. The search documents use the same bound.
 
-Also here, for the same partials: the affiliations of the shown authors numbered once each,
+Also here, for the same partials: what a record's meta line shows (its badge, venue, one year, arXiv
+id), the affiliations of the shown authors numbered once each,
 the non-arXiv class terms grouped by scheme (MSC, ACM), and a comment split into text and safe
 links. Everything is a plain value; the markup stays in the templates.
 """
@@ -18,8 +19,9 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from generator import ids
+from generator.config.records import MANUAL
 from generator.filters import normalize_name
-from generator.model import Person
+from generator.model import Person, Record
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,3 +134,26 @@ def comment_parts(text: str) -> tuple[tuple[str, str | None], ...]:
     if pos < len(text):
         parts.append((text[pos:], None))
     return tuple(parts)
+
+
+def badge(r: Record) -> str:
+    """The label a record shows as its badge, or "" for none: a typed-in record shows the label its
+    author gave, never the default 'Manual' (how it got in, not what it is), and an arXiv record
+    shows none, as its arXiv id says it (issue 30)."""
+    if r.source == MANUAL or (r.source == "arXiv" and r.arxiv_id):
+        return ""
+    return r.source
+
+
+def meta_parts(r: Record, dated: bool) -> tuple[tuple[str, str], ...]:
+    """The parts of a record's meta line, in order, as (kind, text): its venue, its one year (only
+    when ``dated``: under its year's heading a record does not repeat it, nor when the venue names
+    it) and its arXiv id with the version shown."""
+    out: list[tuple[str, str]] = []
+    if r.venue:
+        out.append(("venue", r.venue))
+    if dated and r.year and str(r.year) not in (r.venue or ""):
+        out.append(("year", str(r.year)))
+    if r.arxiv_id:
+        out.append(("id", f"arXiv:{r.arxiv_id}v{r.version}" if r.version else f"arXiv:{r.arxiv_id}"))
+    return tuple(out)

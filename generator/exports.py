@@ -9,7 +9,9 @@ BibTeX entries are written as arXiv's own export writes them: ``@misc`` with ``e
 ``@inproceedings`` only with a booktitle (strict tools refuse an @article without journal),
 ``doi`` where known, and no abstract or comment (arXiv's has neither; both stay in the
 CSL-JSON and on the page, and the abstract was most of the file's bytes). Names are split
-by generator.names ("von Last, First"; a doubtful name whole, in braces).
+by generator.names ("von Last, First"; a doubtful name whole, in braces). Unknown co-authors (a
+truncated list, a typed-in record that lists none) are BibTeX's ``and others`` and, in CSL-JSON,
+the suffix "et al." of the last known name: both print as "et al." (issue 30).
 
 CSL-JSON has no field for an author's affiliation; each name carries them as Crossref's
 CSL-JSON does (``"affiliation": [{"name": "..."}]``), which citeproc processors ignore and
@@ -38,6 +40,7 @@ from generator.latex import tex_to_text
 from generator.model import Author, Person, Record, SiteModel
 from generator.names import bibtex_name, csl_name, split_name
 from generator.routes import Urls
+from generator.sources.text import ET_AL
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -131,7 +134,8 @@ def _bibtex_fields(r: Record) -> tuple[str, list[tuple[str, str]]]:
     @inproceedings only when their required fields (journal/booktitle, author, year) are all there."""
     fields = [("title", "{" + _balanced(_tex_text(r.title)) + "}")]
     if r.authors:
-        fields.append(("author", " and ".join([_bibtex_person(p.name) for p in r.authors])))
+        fields.append(("author", " and ".join([_OTHERS if p.name == ET_AL else _bibtex_person(p.name)
+                                               for p in r.authors])))
     kind, venue = venue_kind(r)
     entry = "misc"
     if venue is not None:
@@ -183,9 +187,24 @@ def to_bibtex(author: Author) -> bytes:
 
 
 def _with_authors(r: Record, author: Author) -> Record:
-    """A record typed into an author's file without an ``authors`` list is that author's own:
-    the exports name them rather than leave BibTeX and CSL-JSON without any author (issue 13)."""
-    return r if r.authors else dataclasses.replace(r, authors=(Person(author.name),))
+    """A record typed into an author's file without an ``authors`` list names that author and
+    unknown others: the exports neither leave BibTeX and CSL-JSON without any author (issue 13)
+    nor credit the author alone with a paper that may have several (issue 30)."""
+    return r if r.authors else dataclasses.replace(r, authors=(Person(author.name), _UNKNOWN))
+
+
+_UNKNOWN = Person(ET_AL)   # the mark a source puts after a truncated list (generator.sources.text)
+_OTHERS = "others"         # BibTeX's own word for it: styles print "et al."
+
+
+def _csl_people(people: tuple[Person, ...]) -> list[dict[str, Any]]:
+    """CSL names. CSL-JSON has no mark for unknown co-authors, so the last known name carries
+    the suffix "et al.", which citeproc processors print after it ("Cui, B., et al.")."""
+    known = [p for p in people if p.name != ET_AL]
+    names = [_csl_person(p) for p in known]
+    if names and len(known) < len(people):
+        names[-1] = {**names[-1], "suffix": ET_AL}
+    return names
 
 
 def _csl_person(p: Person) -> dict[str, Any]:
@@ -204,7 +223,9 @@ def _csl_plain(name: str) -> dict[str, str]:
 
 
 def _date_parts(r: Record) -> list[list[int]]:
-    if r.published:
+    """The first version's date, unless the record's year is another's (a merged record's year is
+    its published version's: then the year alone, never a preprint date beside a later venue)."""
+    if r.published and (r.year is None or r.published.startswith(str(r.year))):
         return _published_parts(r.published[:10])
     return [[r.year]] if r.year else []
 
@@ -228,8 +249,9 @@ def csl_item(r: Record) -> dict[str, Any]:
     }
     if r.link:
         item["URL"] = r.link
-    if r.authors:
-        item["author"] = [_csl_person(p) for p in r.authors]
+    names = _csl_people(r.authors)
+    if names:
+        item["author"] = names
     parts = _date_parts(r)
     if parts:
         item["issued"] = {"date-parts": parts}
@@ -262,13 +284,13 @@ def to_csl_json(author: Author) -> bytes:
 
 def authors_index(site: SiteModel) -> bytes:
     """data.json: a small index of the authors, for scripts: each author's name, slug, number of
-    records and the URLs of their page, CSL-JSON export and feed. No records: those are in each
-    author's publications.json (the whole site's records in one file grew to 145 MB at
-    1,000 x 100, and duplicated every export)."""
+    records and the URLs of their page, CSL-JSON export (null for an author with no records, who
+    has none) and feed. No records: those are in each author's publications.json (the whole site's
+    records in one file grew to 145 MB at 1,000 x 100, and duplicated every export)."""
     urls = Urls(site.base_url)
     authors = [{"name": a.name, "slug": a.slug, "records": len(a.records),
                 "url": urls.abs_url_for("author", a.slug),
-                "publications": urls.abs_url_for("author_csl", a.slug),
+                "publications": urls.abs_url_for("author_csl", a.slug) if a.records else None,
                 "feed": urls.abs_url_for("author_feed", a.slug)} for a in site.authors]
     return _dumps({"title": site.title, "authors": authors})
 

@@ -133,18 +133,29 @@ def orcid_url(work: str) -> str | None:
 SOURCE_URLS = {"dblp": ("DBLP", dblp_url), "openalex": ("OpenAlex", openalex_url), "orcid": ("ORCID", orcid_url)}
 
 
+_CORR = "journals/corr/"   # DBLP's keys of arXiv preprints (its journal "CoRR")
+
+
 def source_links(arxiv_id: str | None, doi: str | None,
                  source_ids: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
     """(label, URL) of every original source a record can be traced to: arXiv, DOI, then DBLP,
-    OpenAlex and ORCID from its source ids (ids that fail their check make no link). Two links of
-    one kind (DBLP's CoRR copy and the article) are told apart by number: 'DBLP', 'DBLP 2'."""
+    OpenAlex and ORCID from its source ids (ids that fail their check make no link). Beside DBLP's
+    entry of the article, its copy of the arXiv preprint (a ``journals/corr/`` key) is left out when
+    the arXiv link is there and named 'DBLP CoRR' when it is not (issue 30: no 'DBLP 2'); two other
+    links of one kind are told apart by number."""
     out = [("arXiv", abs_url(arxiv_id))] if arxiv_id else []
     if doi:
         out.append(("DOI", doi_url(doi)))
+    article = any(s.lower() == "dblp" and not v.startswith(_CORR) for s, v in source_ids)
     for scheme, value in source_ids:
         label, make = SOURCE_URLS.get(scheme.lower(), ("", None))
+        if label == "DBLP" and article and value.startswith(_CORR):
+            if arxiv_id:
+                continue
+            label = "DBLP CoRR"
         url = make(value) if make else None
         if url and all(url != u for _, u in out):
-            same = sum(1 for known, _ in out if known.split(" ")[0] == label)
+            same = sum(1 for known, _ in out
+                       if known == label or (known.startswith(label + " ") and known[len(label) + 1:].isdigit()))
             out.append((f"{label} {same + 1}" if same else label, url))
     return tuple(out)

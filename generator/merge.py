@@ -254,8 +254,8 @@ def _group(ranked: Sequence[Record], members: list[int], decisions: list[Decisio
 
 def combine(parts: Sequence[Record]) -> Record:
     """One record from several of one work, in rank order: the first (the arXiv record, newest
-    version) gives each field, the others fill its gaps; the venue gains the published year when
-    it differs from the preprint's; the published DOI wins over an arXiv DOI; origins, source ids and links of every part are kept; the highest citation count."""
+    version) gives each field, the others fill its gaps; the year is the published version's
+    (the part that gives the venue) when it differs from the preprint's; the published DOI wins over an arXiv DOI; origins, source ids and links of every part are kept; the highest citation count."""
     first = parts[0]
     changes: dict[str, Any] = {}
     for name in _FIELDS:
@@ -265,9 +265,10 @@ def combine(parts: Sequence[Record]) -> Record:
                 changes[name] = other
     dois = [p.doi for p in parts if p.doi]
     published = [d for d in dois if _doi_handle(d).startswith("doi:")]
-    venue = next((p for p in parts if p.venue), None)
-    if venue and venue.year and venue.year != first.year and str(venue.year) not in (venue.venue or ""):
-        changes["venue"] = f"{venue.venue} {venue.year}"   # a journal's name: say when it was published
+    shown = changes.get("venue", first.venue)
+    venue = next((p for p in parts if shown and p.venue == shown), None)
+    if venue and venue.year and venue.year != first.year:
+        changes["year"] = venue.year   # one year, the published version's (the preprint's is in its dates)
     counted = [p for p in parts if p.citations is not None]
     best = max(counted, key=lambda p: (p.citations, p.citations_date or ""), default=None)
     return dataclasses.replace(

@@ -62,7 +62,6 @@ _EXAMPLE_RECORDS = """\
   - records:
       - title: An example record typed in by hand
         year: 2024
-        source: Manual
         subjects: [cs.DL]
         abstract: Replace this record with your own, or delete it once 'authorsite fetch' has run.
 """

@@ -101,11 +101,14 @@ class Partial:
             html = self._small[values] = Markup(self._render(values).decode("utf-8"))
         return html
 
-    def many(self, values: Iterable[Hashable]) -> Markup:
+    def many(self, values: Iterable[Hashable], *extra: Any) -> Markup:  # noqa: ANN401
         """The partial of each value, concatenated (one template call for a list: a Jinja call
-        per record cost more than its HTML)."""
+        per record cost more than its HTML). ``extra`` values, bound to the names after the first,
+        are the same for every value (the page's author): only for a partial never kept."""
         if self._keep is False:   # never kept: no round trip through UTF-8
             text = self._text
-            return Markup("".join([text((v,)) for v in values]))
+            return Markup("".join([text((v, *extra)) for v in values]))
+        if extra:
+            raise TypeError(f"{self._template_name}: extra values only for a partial never kept")
         get = self._bytes
         return Markup(b"".join([get(v) for v in values]).decode("utf-8"))

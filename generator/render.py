@@ -178,7 +178,10 @@ def _page_task(env: jinja2.Environment, p: PagePlan) -> Task:
 
 def _export_tasks(a: Author) -> list[Task]:
     """The author's BibTeX and CSL-JSON: each reads the author's name and records only (what
-    generator.exports uses), so an edit of the profile (affiliation, bio, links) keeps them."""
+    generator.exports uses), so an edit of the profile (affiliation, bio, links) keeps them.
+    None for an author with no records: no empty file, and the page links none (issue 30)."""
+    if not a.records:
+        return []
     group, weight, reads = author_group(a.slug), len(a.records) // 2 + 1, (a.name, a.records)
     return [Task(routes.author_bibtex(a.slug).path, functools.partial(to_bibtex, a), group, weight, reads),
             Task(routes.author_csl(a.slug).path, functools.partial(to_csl_json, a), group, weight, reads)]

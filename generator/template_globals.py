@@ -18,6 +18,7 @@ from markupsafe import Markup
 
 from generator import byline
 from generator.chart import year_chart
+from generator.exports import bibtex_keys
 from generator.filters import normalize_name
 from generator.latex import tex_to_html, tex_to_text
 from generator.model import Author, Person, Record, SiteModel
@@ -89,11 +90,11 @@ def record_partials(env: jinja2.Environment, site: SiteModel) -> dict[str, Parti
     at 1,000 x 100, against 50,000 in author feeds): not kept, which saved 100 MB over the
     two processes for 60 ms of renders. Chips and names repeat on thousands of records."""
     return {
-        "record_html": Partial(env, "partials/record.html", keep=False),
         "record_brief": Partial(env, "partials/record_brief.html", keep=_in_several_subjects),
         "feed_entry": Partial(env, "partials/feed_entry.xml", keep=False),
         "chip": Partial(env, "partials/chip.html", ("code", "primary")),
-        "person": Partial(env, "partials/person.html", ("name", "marks", "position")),
+        "record_html": Partial(env, "partials/record.html", ("r", "own", "pinned", "keys"), keep=False),
+        "person": Partial(env, "partials/person.html", ("name", "marks", "position", "own")),
     }
 
 
@@ -117,8 +118,10 @@ def _work_jsonld(r: Record, person_id: str, names: Mapping[str, str], taxonomy: 
     w: dict[str, Any] = {"@type": "ScholarlyArticle", "name": tex_to_text(r.title)}
     if r.link:
         w["url"] = r.link
-    if r.published or r.year:
-        w["datePublished"] = r.published[:10] if r.published else str(r.year)
+    if r.published and (r.year is None or r.published.startswith(str(r.year))):
+        w["datePublished"] = r.published[:10]
+    elif r.year:   # a merged record's year is its published version's, not its preprint's date
+        w["datePublished"] = str(r.year)
     if r.authors:
         w["author"] = [{"@type": "Person", "name": n} for n in byline.shown_names(r.authors, *shown)]
     else:
@@ -137,7 +140,7 @@ def _chip(chip: Partial, code: str, primary: bool = False) -> Markup:
 
 
 def _person(person: Partial, name: str) -> Markup:
-    return person.small(name, "", "")
+    return person.small(name, "", "", False)
 
 
 class Byline(NamedTuple):
@@ -159,32 +162,49 @@ def _cites(authors: tuple[Person, ...]) -> bool:
 
 
 class _Bylines:
-    """``r|byline`` (``r|byline(false)`` without affiliations): a record's bounded byline, one
+    """``r|byline`` (``r|byline(false)`` without affiliations; ``r|byline(true, slug)`` on the page of
+    the profiled author ``slug``, whose name is then bold and no link): a record's bounded byline, one
     filter call per record instead of a template loop per name (the largest cost of a record's
     partial). The usual record (no more names than shown, none citing an affiliation) reads each
     name's partial from a dict keyed by the name: a site names a few thousand people on a hundred
     thousand records."""
 
-    __slots__ = ("_person", "_limit", "_people", "_plain")
+    __slots__ = ("_person", "_limit", "_people", "_plain", "_slugs")
 
     def __init__(self, person: Partial, limit: int, people: Mapping[str, str]) -> None:
         self._person, self._limit, self._people = person, limit, people
         self._plain: dict[str, Markup] = {}   # name -> its partial, no marks, no position
+        self._slugs: dict[str, str | None] = {}   # name -> the profiled author it names, if any
 
-    def __call__(self, r: Record, affiliations: bool = True) -> Byline:
+    def _is(self, name: str, own: str) -> bool:
+        slug = self._slugs.get(name, "")
+        if slug == "":
+            slug = self._slugs[name] = person_slug(self._people, name)
+        return slug == own
+
+    def __call__(self, r: Record, affiliations: bool = True, own: str = "") -> Byline:
         authors = r.authors
-        if len(authors) <= self._limit and not (affiliations and _cites(authors)):
-            plain = self._plain
-            try:
-                return Byline(Markup(", ".join([plain[p.name] for p in authors])), (), "")
-            except KeyError:
-                for p in authors:
-                    if p.name not in plain:
-                        plain[p.name] = self._person.small(p.name, "", "")
-                return Byline(Markup(", ".join([plain[p.name] for p in authors])), (), "")
+        if len(authors) > self._limit or (affiliations and _cites(authors)):
+            return self._bounded(authors, affiliations, own)
+        plain = self._plain
+        try:
+            names = [plain[p.name] for p in authors]
+        except KeyError:
+            for p in authors:
+                if p.name not in plain:
+                    plain[p.name] = self._person.small(p.name, "", "", False)
+            names = [plain[p.name] for p in authors]
+        if own:   # the page's own author: its own partial (bold, no link), kept as the others are
+            small, mine = self._person.small, self._is
+            names = [small(p.name, "", "", True) if mine(p.name, own) else n for p, n in zip(authors, names)]
+        return Byline(Markup(", ".join(names)), (), "")
+
+    def _bounded(self, authors: tuple[Person, ...], affiliations: bool, own: str) -> Byline:
         small = self._person.small
         shown, affs = byline.shown_authors(authors, self._limit, self._people, affiliations)
-        names = ", ".join([("… " if s.gap and s.index else "") + small(s.person.name, s.marks, s.position) for s in shown])
+        names = ", ".join([("… " if s.gap and s.index else "")
+                           + small(s.person.name, s.marks, s.position, bool(own) and self._is(s.person.name, own))
+                           for s in shown])
         rest = len(authors) - len(shown)
         return Byline(Markup(names), affs, f"{rest:,}" if rest else "")
 
@@ -235,6 +255,12 @@ class _ListedPages:
         return pages
 
 
+def bibtex_keys_by_record(author: Author) -> dict[str, str]:
+    """Each record's key in the author's BibTeX export (generator.exports), by the record's key:
+    what a record's "BibTeX" link copies."""
+    return {r.key: k for r, k in zip(author.records, bibtex_keys(author))}
+
+
 def template_filters(env_globals: Mapping[str, Any]) -> dict[str, Any]:
     """The helpers a record's partials call on every record, also as filters (``r.title|tex``,
     ``p.name|person``, ``code|chip(true)``): Jinja calls a filter directly, a global function
@@ -243,7 +269,8 @@ def template_filters(env_globals: Mapping[str, Any]) -> dict[str, Any]:
     chip, person = env_globals["chip"], env_globals["person"]
     return {**{n: env_globals[n] for n in names}, "chip": functools.partial(_chip, chip),
             "person": functools.partial(_person, person), "chips": _Chips(chip),
-            "class_terms": byline.class_terms, "comment_parts": byline.comment_parts}
+            "class_terms": byline.class_terms, "comment_parts": byline.comment_parts,
+            "badge": byline.badge, "meta_parts": byline.meta_parts}
 
 
 def template_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> dict[str, Any]:
@@ -260,6 +287,7 @@ def template_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonom
         **partials,
         "byline": _Bylines(partials["person"], site.authors_shown, site.people),
         "records_html": partials["record_html"].many, "records_brief": partials["record_brief"].many,
+        "bibtex_keys": bibtex_keys_by_record,
         "feed_entries": partials["feed_entry"].many,
         "author_jsonld": functools.partial(author_jsonld, urls, names, taxonomy,
                                            shown=(site.authors_shown, site.people)),

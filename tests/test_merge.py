@@ -7,6 +7,8 @@ source mixes: no record lost or duplicated, and the same result whatever the ord
 
 from __future__ import annotations
 
+import dataclasses
+
 import random
 
 from hypothesis import given, settings
@@ -114,7 +116,7 @@ def test_preprint_then_published_the_next_year_is_one_work() -> None:
     pre, pub = arxiv(year=2024), dblp(year=2025, venue="VLDB 2025", doi=None)
     [group] = merge([pre, pub]).groups
     assert [d.reason for d in group.decisions] == ["title, preprint 2024 then published 2025"]
-    assert group.record.venue == "VLDB 2025" and group.record.year == 2024
+    assert group.record.venue == "VLDB 2025" and group.record.year == 2025
 
 
 # ----------------------------------------------------------------------------- near misses stay apart
@@ -333,16 +335,18 @@ def test_citations_setting_accepts_only_openalex(tmp_path) -> None:  # noqa: ANN
         load_site(make_project(tmp_path / "c", {"site.yaml": "title: T\ncitations: scholar\n"}))
 
 
-def test_venue_gains_the_published_year_when_the_preprint_is_older() -> None:
+def test_the_year_is_the_published_versions_when_the_preprint_is_older() -> None:
     [m] = merge_records([arxiv(year=2024), dblp(year=2025, venue="Proc. VLDB Endow.", doi=None)])
-    assert (m.year, m.venue) == (2024, "Proc. VLDB Endow. 2025")
+    assert (m.year, m.venue) == (2025, "Proc. VLDB Endow.")     # one year: never "2024 ... 2025" (issue 30)
     [m] = merge_records([arxiv(year=2024), dblp(year=2025, venue="VLDB 2025", doi=None)])
     assert m.venue == "VLDB 2025"
 
 
-def test_two_links_of_one_kind_are_numbered() -> None:
+def test_dblps_copy_of_a_preprint_is_named_not_numbered() -> None:
     r = dblp(source_ids=(("dblp", "journals/corr/abs-2401-01234"), ("dblp", "journals/pvldb/DoeS25")), doi=None)
-    assert [label for label, _ in r.source_links] == ["DBLP", "DBLP 2"]
+    assert [label for label, _ in r.source_links] == ["DBLP CoRR", "DBLP"]     # never "DBLP 2" (issue 30)
+    with_arxiv = dataclasses.replace(r, arxiv_id="2401.01234")
+    assert [label for label, _ in with_arxiv.source_links] == ["arXiv", "DBLP"]   # the CoRR copy is arXiv's
 
 
 @settings(max_examples=50, deadline=None)

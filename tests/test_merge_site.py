@@ -57,7 +57,7 @@ def test_the_preprint_and_its_published_records_are_one_entry(built: dict[bool, 
     records = page_records(html)
     assert len(records) == 2
     assert html.count("Fast Joins on Graphs") == 1 + html.count('"name":"Fast Joins on Graphs"')
-    assert '<span class="venue">VLDB 2024</span>' in html
+    assert '<i class="venue">VLDB 2024</i>' in html
     assert PREPRINT_ABSTRACT in html
     for label, url in [("arXiv", "https://arxiv.org/abs/2401.01234"),
                        ("DOI", "https://doi.org/10.14778/3654621.3654622"),

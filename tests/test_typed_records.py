@@ -54,16 +54,17 @@ def test_labels_and_links_of_typed_in_records(tmp_path: Path) -> None:
     html = (_site(tmp_path) / "authors" / "ada" / "index.html").read_text(encoding="utf-8")
     assert "arxiv.org/search" not in html            # never a guessed arXiv title search
     plain = _record(html, "A Note Without Any Link")
-    assert '<span class="badge">Manual</span>' in plain
+    assert 'class="badge"' not in plain and "Manual" not in plain    # no label given: none shown (issue 30)
     assert "<a " not in plain.split('<p class="record-links">')[0] and 'class="source"' not in plain
     manual = _record(html, "A Manual Entry")
-    assert '<span class="badge">Journal</span>' in manual and 'class="venue">Journal of Engines 3<' in manual
+    assert '<span class="badge">Journal</span>' in manual and '<i class="venue">Journal of Engines 3</i>' in manual
     assert re.findall(r'class="extra-link" href="([^"]+)"[^>]*>(\w+)<', manual) == [
         ("https://example.org/code", "Code"), ("https://example.org/slides.pdf", "Slides")]
     assert 'href="https://example.org/paper"' in _record(html, "A Paper With A URL")
     assert 'href="https://doi.org/10.5555/typed.1"' in _record(html, "A Paper With A DOI")
     arxiv = _record(html, "An arXiv Paper")
-    assert '<span class="badge">arXiv</span>' in arxiv and "https://arxiv.org/abs/2001.00001" in arxiv
+    assert 'class="badge"' not in arxiv and '<span class="id">arXiv:2001.00001</span>' in arxiv    # the id says it
+    assert "https://arxiv.org/abs/2001.00001" in arxiv
 
 
 def test_typed_in_records_keep_authors_in_bibtex_and_csl(tmp_path: Path) -> None:
@@ -74,11 +75,11 @@ def test_typed_in_records_keep_authors_in_bibtex_and_csl(tmp_path: Path) -> None
     for title, entry in by_title.items():
         assert "author" in entry.fields_dict, title
     assert by_title["A Manual Entry"].fields_dict["author"].value == "Lovelace, Ada and Babbage, Charles"
-    assert by_title["A Note Without Any Link"].fields_dict["author"].value == "Lovelace, Ada"
+    assert by_title["A Note Without Any Link"].fields_dict["author"].value == "Lovelace, Ada and others"
     assert "url" not in by_title["A Note Without Any Link"].fields_dict
     csl = {item["title"]: item for item in json.loads((out / "publications.json").read_text(encoding="utf-8"))}
     assert all(item.get("author") for item in csl.values())
-    assert csl["A Note Without Any Link"]["author"] == [{"family": "Lovelace", "given": "Ada"}]
+    assert csl["A Note Without Any Link"]["author"] == [{"family": "Lovelace", "given": "Ada", "suffix": "et al."}]
     assert "URL" not in csl["A Note Without Any Link"]
     assert csl["A Paper With A URL"]["URL"] == "https://example.org/paper"
 

@@ -28,8 +28,8 @@ RECORD = Table("records", (
     Key("journal_ref", "text", "where it was published (journal, conference)"),
     Key("comment", "text", "a short note shown with the record"),
     Key("venue", "text", "the published venue, such as VLDB 2025"),
-    Key("source", "text", "the label shown with the record, such as Manual or Journal (when absent: arXiv if "
-        "it gives an arxiv_id, else Manual)"),
+    Key("source", "text", "the label shown with the record, such as Journal or Workshop (when absent: none is "
+        "shown; its arXiv id says an arXiv record)"),
     Key("published", "date", "the date it appeared, such as 2024-05-31"),
     Key("links", "section", "links shown with the record: code, slides, video, project, poster",
         table=RECORD_LINKS, expect="a mapping of link kinds to URLs"),
@@ -54,7 +54,8 @@ def to_record(v: dict[str, Any], order: int) -> Record | None:
 
 
 def _label(v: dict[str, Any]) -> str:
-    """The label of a record that names no source: it is arXiv's only when it gives an arXiv id."""
+    """The label of a record that names no source: it is arXiv's only when it gives an arXiv id;
+    else 'Manual', which pages never show (generator.byline.badge)."""
     return "arXiv" if v["arxiv_id"] else MANUAL
 
 

@@ -1,7 +1,30 @@
 /* Author pages: abstracts start closed; one button opens or closes them all, another shows
    the titles only (compact view). Both choices are remembered in localStorage, so they hold
    across pages and visits. Without JavaScript the buttons stay hidden and each abstract
-   opens on its own. */
+   opens on its own. A record's "BibTeX" link copies that record's entry (read from the
+   author's publications.bib, on this site) and says so; without JavaScript, or when the
+   clipboard is refused, it is a plain link to the file. */
+(function () {
+  var status = document.getElementById("copy-status");
+  function entry(text, key) {
+    var start = text.search(new RegExp("^@\\w+\\{" + key.replace(/[^\w-]/g, "") + ",", "m"));
+    if (start < 0) { return null; }
+    var end = text.indexOf("\n}\n", start);
+    return text.slice(start, end < 0 ? text.length : end + 2) + "\n";
+  }
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("a[data-bibtex-key]");
+    if (!link || !navigator.clipboard || !window.fetch) { return; }
+    event.preventDefault();
+    fetch(link.href).then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
+      .then(function (text) {
+        var bib = entry(text, link.getAttribute("data-bibtex-key"));
+        return bib ? navigator.clipboard.writeText(bib) : Promise.reject("no entry");
+      })
+      .then(function () { if (status) { status.textContent = "BibTeX copied."; } })
+      .catch(function () { window.location.href = link.href; });
+  });
+})();
 (function () {
   var bar = document.querySelector("[data-list-controls]");
   if (!bar) { return; }
