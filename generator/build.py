@@ -157,7 +157,7 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
 def _unchanged(root: Path, target: Path, inputs: str, clock: Clock) -> BuildResult | None:
     """The result of a build with nothing to do, or None. Under the build lock: while another
     build runs, this one is refused, whatever the manifest says."""
-    from generator.output import build_lock
+    from generator.files import build_lock
 
     with build_lock(root):
         manifest = jobs.Manifest.read(jobs.manifest_path(root, target))
@@ -326,7 +326,8 @@ def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, 
     the output's size, jobs run); ``reuse=False``: the last build's manifest is not read, so
     every job runs. ``fill`` reads the build's hollow records (generator.incremental.hollow)
     when many jobs run, before the render processes fork."""
-    from generator.output import build_lock, write_site
+    from generator.files import build_lock
+    from generator.output import write_site
     from generator.parallel import forks
     from generator.incremental.prelink import Staging
     from generator.themes import static_dirs

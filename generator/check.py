@@ -18,7 +18,7 @@ from generator.config import SiteConfig, load_site
 from generator.config.site import domain_mismatch
 from generator.errors import SiteError
 from generator.linkcheck import check_links
-from generator.store import Store, read_all, unfetched_warning
+from generator.store import Store, incomplete_sources, read_all, unfetched_warning
 from generator.themes import theme_problems
 
 log = logging.getLogger(__name__)
@@ -35,19 +35,6 @@ def site_warnings(config: SiteConfig, store: Store, *, with_lint: bool = True) -
 
         warnings.extend(lint(config, store, load_taxonomy()))
     return warnings
-
-
-def incomplete_sources(config: SiteConfig, store: Store) -> list[str]:
-    """One warning per cached source that a fetch completed only in part."""
-    out = []
-    for a in config.authors:
-        for source in a.sources:
-            entry = store.entry(a.slug, source)
-            if entry is not None and entry.incomplete is not None:
-                mark = entry.incomplete
-                out.append(f"{a.path}:{source.line}: the cache holds only part of this source (a fetch stopped "
-                           f"at {mark.next_start} of {mark.total}); run 'authorsite fetch' to complete it")
-    return out
 
 
 def run_check(root: Path) -> tuple[list[str], list[str]]:

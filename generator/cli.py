@@ -268,7 +268,8 @@ def check(ctx: click.Context, strict: bool) -> None:
 def clean(ctx: click.Context) -> None:
     """Remove the built site (output_dir) and any leftovers of interrupted builds."""
     from generator.config import load_site
-    from generator.output import (build_lock, check_output_dir, index_scratch_dir, legacy_spare_dir, old_dir, spare_dir,
+    from generator.files import build_lock
+    from generator.output import (check_output_dir, index_scratch_dir, legacy_spare_dir, old_dir, spare_dir,
                                   staging_dir)
     from generator.incremental.prelink import prelink_dir
 

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Collection, Iterable, Mapping, Sequence
 
 from generator.incremental.canonical import plain_seq as _plain_seq, same as _same
 from generator.incremental.inputs import code_digest, hash_files, theme_tops
-from generator.output import link_file, link_tree
+from generator.files import link_file, link_tree
 from generator.reads import overridden, site_values
 from generator.model import Record, SubjectHeading
 

@@ -22,41 +22,18 @@ from __future__ import annotations
 
 import ctypes
 import errno
-import fcntl
 import os
 import shutil
 import stat
-from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable
 
-from generator.errors import EXIT_LOCKED, EXIT_OUTPUT, SiteError
-from generator.paths import legacy_spare_dir, lock_path, old_dir, spare_dir, staging_dir
+from generator.errors import EXIT_OUTPUT, SiteError
+from generator.paths import legacy_spare_dir, old_dir, spare_dir, staging_dir
 from generator.sitesize import SiteSize
 
 MARKER = ".nojekyll"      # present in every build: how we recognise a folder we made
 _RENAME_EXCHANGE = 2
-
-
-@contextmanager
-def build_lock(root: Path, what: str = "build") -> Iterator[None]:
-    """Hold an exclusive lock for the duration of a build (or a ``fetch``) of the site at ``root``."""
-    path = lock_path(root, what)
-    try:
-        path.parent.mkdir(exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:
-        raise SiteError(f"cannot create lock file: {exc.strerror}", path=str(path),
-                        exit_code=EXIT_OUTPUT) from exc
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as exc:
-            raise SiteError(f"another {what} is running for this site", path=str(path),
-                            hint="wait for it to finish", exit_code=EXIT_LOCKED) from exc
-        yield
-    finally:
-        os.close(fd)
 
 
 def index_scratch_dir(out_dir: Path) -> Path:
@@ -360,27 +337,3 @@ def write_site(produce: Callable[[Path], int], static_dirs: Iterable[Path], out_
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return total, size
-
-
-def link_file(src: str, dest: str, made: set[str]) -> None:
-    """Hard-link ``src`` to ``dest`` (a copy where the file system has no hard links)."""
-    parent = os.path.dirname(dest)
-    if parent not in made:
-        os.makedirs(parent, mode=0o755, exist_ok=True)
-        made.add(parent)
-    try:
-        os.link(src, dest)
-    except OSError:
-        shutil.copyfile(src, dest)
-        os.chmod(dest, 0o644)
-
-
-def link_tree(src: Path, dest: Path, made: set[str]) -> None:
-    """``link_file`` of every file of the folder ``src`` into ``dest``."""
-    for dirpath, _dirnames, filenames in os.walk(src):
-        rel = os.path.relpath(dirpath, src)
-        target = os.path.normpath(os.path.join(dest, rel))
-        os.makedirs(target, mode=0o755, exist_ok=True)
-        made.add(target)
-        for name in filenames:
-            link_file(os.path.join(dirpath, name), os.path.join(target, name), made)

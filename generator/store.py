@@ -231,3 +231,16 @@ def _rel(path: Path, root: Path) -> str:
         return path.relative_to(root).as_posix()
     except ValueError:
         return str(path)
+
+
+def incomplete_sources(config: SiteConfig, store: Store) -> list[str]:
+    """One warning per cached source that a fetch completed only in part."""
+    out = []
+    for a in config.authors:
+        for source in a.sources:
+            entry = store.entry(a.slug, source)
+            if entry is not None and entry.incomplete is not None:
+                mark = entry.incomplete
+                out.append(f"{a.path}:{source.line}: the cache holds only part of this source (a fetch stopped "
+                           f"at {mark.next_start} of {mark.total}); run 'authorsite fetch' to complete it")
+    return out

@@ -308,7 +308,7 @@ def _share(config: SiteConfig, todo: list[tuple[AuthorConfig, bytes]], parsed: P
 def make_part(config: SiteConfig, a: AuthorConfig, store: Store, tax: object, contents: Digester) -> AuthorPart:
     """One author assembled from ``store`` (what was read of its cache files)."""
     from generator.assemble import assemble_author
-    from generator.check import incomplete_sources
+    from generator.store import incomplete_sources
     from generator.incremental.subject_order import order_digest
 
     author = assemble_author(a, store, tax, config.citations)  # type: ignore[arg-type]
