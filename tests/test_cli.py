@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from generator.config import load_site
-from generator.output import lock_path, old_dir, staging_dir
+from generator.paths import lock_path, old_dir, staging_dir
 from helpers import build, copy_demo, fresh_copy, holding_lock, leftovers, make_project, run_cli, tree_state
 
 GOOD_AUTHOR = """\

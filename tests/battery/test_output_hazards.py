@@ -35,7 +35,8 @@ from helpers import holding_lock
 
 from generator import routes
 from generator.errors import SiteError
-from generator.output import EXIT_LOCKED, EXIT_OUTPUT, lock_path
+from generator.errors import EXIT_LOCKED, EXIT_OUTPUT
+from generator.paths import lock_path
 
 # ============================================================================ D1 output not writable
 
