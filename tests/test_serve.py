@@ -269,8 +269,13 @@ def test_a_site_broken_at_start_shows_the_error_page_then_recovers(site: Path) -
         assert "content/authors/bin-cui.yaml:" in body
         assert _get(url, "/")[0] == 500
         epoch = _epoch(url)
-        time.sleep(1)  # "serving" is logged before the watcher's inotify watches are surely in place
-        author.write_text(original)
-        _next_epoch(url, epoch)
-        status, body = _get(url, "/authors/bin-cui/")
+        # "serving" is logged before the watcher's inotify watches are surely in place: the fixed
+        # file is written again until a rebuild serves it (no fixed sleep, no speed assumed)
+        deadline = time.monotonic() + 30
+        status = 500
+        while status != 200 and time.monotonic() < deadline:
+            author.write_text(original)
+            time.sleep(0.5)
+            status, body = _get(url, "/authors/bin-cui/")
         assert status == 200 and "Bin Cui" in body and "build-error" not in body
+        assert _epoch(url) != epoch, "the open pages were not told to reload"
