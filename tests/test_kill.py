@@ -32,6 +32,9 @@ def tree_digest(root: Path) -> str:
     return h.hexdigest()
 
 
+KILLS = 12   # kill points spread over a build of the demo (20 took 19 s of make test; 50 a minute)
+
+
 def test_sigkill_during_build_never_damages_output(tmp_path: Path) -> None:
     site = tmp_path / "site"
     site.mkdir()
@@ -56,7 +59,7 @@ def test_sigkill_during_build_never_damages_output(tmp_path: Path) -> None:
 
     rng = random.Random(20261130)
     outcomes = {"old": 0, "new": 0}
-    for _ in range(20):   # 20 kill points spread over a build (50 took a minute of make test)
+    for _ in range(KILLS):
         current = tree_digest(site / "output") if (site / "output").exists() else None
         proc = subprocess.Popen([*CLI, "-C", str(site), "build"], stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, start_new_session=True)
@@ -83,7 +86,7 @@ def test_sigkill_during_build_never_damages_output(tmp_path: Path) -> None:
     assert tree_digest(site / "output") == new
     leftovers = [p.name for p in site.iterdir() if p.name.startswith("output.")]
     assert leftovers == []
-    print(f"\nbuild {span:.2f} s; 20 kills: {outcomes}")
+    print(f"\nbuild {span:.2f} s; {KILLS} kills: {outcomes}")
 
 
 WORKER = """
