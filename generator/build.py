@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from generator import jobs
-from generator.errors import SiteError
+from generator.errors import SiteError, plural
 from generator.incremental.inputs import Inputs, read_inputs
 from generator.incremental.parsed import ParsedInputs
 from generator.paths import DEFAULT_OUTPUT_DIR
@@ -202,8 +202,9 @@ def _read_cache(config: SiteConfig, strict: bool, parsed: ParsedInputs, inputs: 
         warnings = _strict_warnings(config, parsed) if strict else [*authors.warnings, *domain_mismatch(config)]
         for w in warnings:
             log.warning("%s", w)
-        for note in [] if strict else unfetched_warning(authors.unfetched):
-            log.debug("note: %s", note)
+        if not strict:
+            for note in unfetched_warning(authors.unfetched):
+                log.debug("note: %s", note)
         if strict and warnings:
             raise SiteError(f"{plural(len(warnings), 'warning')} and --strict is on", hint="see the warnings above")
     except BaseException:
@@ -217,11 +218,6 @@ def _strict_warnings(config: SiteConfig, parsed: ParsedInputs) -> list[str]:
     from generator.store import read_all
 
     return site_warnings(config, read_all(config, parsed=parsed), with_lint=True)
-
-
-def plural(count: int, noun: str) -> str:
-    """'1 author', '2 authors' (the nouns logged here all take an s)."""
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def _assemble(config: SiteConfig, authors: Authors, parsed: ParsedInputs | None = None) -> SiteModel:

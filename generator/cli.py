@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, NoReturn, TypeVar
 import click
 
 from generator import __version__
-from generator.errors import SiteError
+from generator.errors import SiteError, plural
 
 if TYPE_CHECKING:
     from generator.sitesize import SiteSize
@@ -77,10 +77,6 @@ def report_problems(problems: list[str], summary: str, hint: str | None = None) 
         click.echo(f"  hint: {_printable(hint)}", err=True)
 
 
-def _plural(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
 def _printable(msg: str) -> str:
     """Messages can quote feed text or YAML keys: keep control characters from reaching the terminal."""
     return "".join(c if c in "\n\t" or c.isprintable() else f"\\x{ord(c):02x}" for c in msg)
@@ -129,7 +125,7 @@ def cli(ctx: click.Context, root: Path, quiet: bool, verbose: bool) -> None:
 def build(ctx: click.Context, base_url: str | None, output: Path | None, strict: bool, no_search: bool,
           no_reuse: bool) -> None:
     """Build the site from the configuration and the committed cache (no network)."""
-    from generator.build import build as run_build, plural
+    from generator.build import build as run_build
 
     res = run_build(ctx.obj["root"], base_url=base_url, out_dir=output, strict=strict, search=not no_search,
                     reuse=not no_reuse)
@@ -255,11 +251,11 @@ def check(ctx: click.Context, strict: bool) -> None:
     for w in warnings:
         log.warning("%s", w)
     if problems or (strict and warnings):
-        why = [_plural(len(problems), "problem")] if problems else []
-        why += [f"{_plural(len(warnings), 'warning')} and --strict is on"] if strict and warnings else []
+        why = [plural(len(problems), "problem")] if problems else []
+        why += [f"{plural(len(warnings), 'warning')} and --strict is on"] if strict and warnings else []
         report_problems(problems, ", ".join(why))
         sys.exit(EXIT_SITE)
-    log.info("check: no problems%s", f", {_plural(len(warnings), 'warning')}" if warnings else "")
+    log.info("check: no problems%s", f", {plural(len(warnings), 'warning')}" if warnings else "")
 
 
 @cli.command(short_help="Remove the built site and the leftovers of interrupted builds.")

@@ -42,6 +42,11 @@ class Problem:
         return self.path, self.line or 0
 
 
+def plural(count: int, noun: str) -> str:
+    """'1 author', '2 authors' (the nouns said to users here all take an s)."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 class SiteError(Exception):
     """An error meant for the user, carrying every problem found (one or more)."""
 
@@ -65,7 +70,7 @@ class SiteError(Exception):
     @classmethod
     def from_problems(cls, problems: list[Problem] | tuple[Problem, ...]) -> "SiteError":
         files = sorted({p.path for p in problems})
-        head = f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in {', '.join(files)}"
+        head = f"{plural(len(problems), 'problem')} in {', '.join(files)}"
         return cls(head, problems=tuple(sorted(problems, key=lambda p: p.order)))
 
     def __str__(self) -> str:

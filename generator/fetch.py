@@ -33,8 +33,8 @@ from generator import cache
 from generator.config import AuthorConfig, SiteConfig, Source
 from generator.errors import EXIT_OK, EXIT_OUTPUT, EXIT_REFUSED, EXIT_UPSTREAM, SiteError
 from generator.model import Record
-from generator.record_json import to_json
 from generator.files import build_lock
+from generator.record_json import to_json
 from generator.refresh import refresh_sources
 from generator.sources.http import ClientPolicy, FetchError, HttpClient
 from generator.sources.outcome import PartialFetch, SourceResult, fetched_parts

@@ -48,30 +48,28 @@ _GIVEN = tuple(f.name for f in fields(Record) if f.metadata.get("json") == "neve
 assert _GIVEN == ("order",), _GIVEN
 
 
+# Each JSON kind's two expressions, over a value ``{v}``: (the field's value from the JSON's, in
+# ``json_fields``; the JSON's from the field's, in ``to_json``).
+_CODE = {
+    "text": ("{v}", "{v}"),
+    "number": ("{v}", "{v}"),
+    "texts": ("tuple({v} or ())", "list({v})"),
+    "pairs": ("tuple(tuple(p) for p in {v} or ())", "[list(p) for p in {v}]"),
+    "people": ("[(a['name'], tuple(a.get('affiliations') or ())) for a in {v} or ()]",
+               "[{{'name': p.name, 'affiliations': list(p.affiliations)}} for p in {v}]"),
+}
+
+
 def _read(f: JsonField) -> str:
     """The expression ``json_fields`` makes the field's value with, from the JSON object ``d``."""
-    got = f"d[{f.name!r}]" if f.required else f"d.get({f.name!r})"
-    if f.kind == "texts":
-        return f"tuple({got} or ())"
-    if f.kind == "pairs":
-        return f"tuple(tuple(p) for p in {got} or ())"
-    if f.kind == "people":
-        return f"[(a['name'], tuple(a.get('affiliations') or ())) for a in {got} or ()]"
-    if f.kind == "text" and isinstance(f.default, str):   # source 'arXiv', abstract '' when missing or empty
-        return f"{got} or {f.default!r}"
-    return got
+    got = _CODE[f.kind][0].format(v=f"d[{f.name!r}]" if f.required else f"d.get({f.name!r})")
+    # a text with a default (source 'arXiv', abstract ''): the default when missing or empty
+    return f"{got} or {f.default!r}" if f.kind == "text" and isinstance(f.default, str) else got
 
 
 def _write(f: JsonField) -> str:
     """The expression ``to_json`` writes the field with, from the record ``r``."""
-    got = f"r.{f.name}"
-    if f.kind == "texts":
-        return f"list({got})"
-    if f.kind == "pairs":
-        return f"[list(p) for p in {got}]"
-    if f.kind == "people":
-        return f"[{{'name': p.name, 'affiliations': list(p.affiliations)}} for p in {got}]"
-    return got
+    return _CODE[f.kind][1].format(v=f"r.{f.name}")
 
 
 def _compile(name: str, lines: list[str]) -> Callable[..., Any]:
@@ -81,12 +79,12 @@ def _compile(name: str, lines: list[str]) -> Callable[..., Any]:
 
 
 _by_name = {f.name: f for f in JSON_FIELDS}
-_json_fields = _compile("json_fields", [
+json_fields: Callable[[Mapping[str, Any], int], dict[str, Any]] = _compile("json_fields", [
     "def json_fields(d, order=0):",
     "    return {" + ", ".join(f"{n!r}: " + (n if n in _GIVEN else _read(_by_name[n]))
                            for n in (f.name for f in fields(Record))) + "}",
 ])
-_to_json = _compile("to_json", [
+to_json: Callable[[Record], dict[str, Any]] = _compile("to_json", [
     "def to_json(r):",
     "    out = {" + ", ".join(f"{f.name!r}: {_write(f)}" for f in JSON_FIELDS if not f.when_set) + "}",
     *(line for f in JSON_FIELDS if f.when_set for line in (
@@ -96,18 +94,12 @@ _to_json = _compile("to_json", [
 ])
 
 
-def json_fields(d: Mapping[str, Any], order: int = 0) -> dict[str, Any]:
-    """The fields of a Record from its JSON form (cache files), in field order, defaults filled
-    in; the authors as (name, affiliations) pairs, for the caller to make people of (the store
-    shares them). A required field missing is a ``KeyError``; the types are checked by
-    ``cache_records``, not here."""
-    return _json_fields(d, order)
-
-
-def to_json(r: Record) -> dict[str, Any]:
-    """The cache/JSON form: plain types, in field order, each field present unless it is
-    written only when set and is not."""
-    return _to_json(r)
+json_fields.__doc__ = """The fields of a Record from its JSON form (cache files), in field order,
+defaults filled in; the authors as (name, affiliations) pairs, for the caller to make people of
+(the store shares them). A required field missing is a ``KeyError``; the types are checked by
+``cache_records``, not here."""
+to_json.__doc__ = """The cache/JSON form: plain types, in field order, each field present unless it
+is written only when set and is not."""
 
 
 def from_json(d: Mapping[str, Any], order: int = 0) -> Record:
