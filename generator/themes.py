@@ -140,7 +140,10 @@ def make_environment(root: Path, theme: str) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         auto_reload=False,
+        extensions=["jinja2.ext.i18n"],
     )
+    # Theme strings are written {{ _("...") }}: gettext through Jinja's i18n extension.
+    env.install_null_translations(newstyle=True)
     env.template_class = _Template
     env.bytecode_cache = _bytecode_cache(root)
     env.policies["json.dumps_function"] = _json_dumps   # |tojson, the author page's JSON-LD
