@@ -20,6 +20,7 @@ from generator.config.accent import dark_variant
 from generator.filters import decide, normalize_name
 from generator.latex import tex_to_text
 from generator.markup import markdown_to_html
+from generator.matching import tagged
 from generator.merge import merge_records
 from generator.model import Author, Page, Record, SiteModel, Subject
 from generator.sources.registry import kind_of
@@ -55,6 +56,7 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
         cname=config.cname, extra=config.extra, people=people,
         feed_size=config.feed_size, authors_shown=config.authors_shown, venues=config.venues, groups=_groups(config),
         accent=(config.accent, dark_variant(config.accent)) if config.accent else None,
+        repository=config.repository,
         newest=listed[1],
     )
 
@@ -81,16 +83,18 @@ def _groups(config: SiteConfig) -> tuple[str, ...]:
 
 
 def kept_records(author: AuthorConfig, store: Store) -> list[Record]:
-    """Typed-in records and the fetched ones the filters keep, before merging."""
+    """Typed-in records and the fetched ones the filters keep, before merging, each with why it is
+    the author's (``Record.match``, generator.matching)."""
     out: list[Record] = []
+    include = frozenset(author.include)
     for source in author.sources:
         kind = kind_of(source)
         records = kind.records(source, store.entry(author.slug, source))
         if kind.cache_key(source) is None:      # typed in: always kept
-            out.extend(records)
+            out.extend(tagged(records, kind.match(source)))
             continue
         cats = kind.categories(source)
-        out.extend(r for r in records if decide(author, r, cats).kept)
+        out.extend(tagged((r for r in records if decide(author, r, cats).kept), kind.match(source), include))
     return out
 
 
