@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from generator.config import AuthorConfig, SiteConfig
 from generator.config.accent import dark_variant
+from generator.feed_ids import Memory, resolve
 from generator.filters import decide, normalize_name
 from generator.latex import tex_to_text
 from generator.markup import markdown_to_html
@@ -30,11 +31,13 @@ from generator.taxonomy import Category, Taxonomy
 
 def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
              authors: tuple[Author, ...] | None = None, subjects: tuple[Subject, ...] | None = None,
-             listed: tuple[Mapping[str, tuple[str, ...]], tuple[Record, ...]] | None = None) -> SiteModel:
+             listed: tuple[Mapping[str, tuple[str, ...]], tuple[Record, ...]] | None = None,
+             feeds: Memory | None = None) -> SiteModel:
     """The site model. ``authors``: each author of ``config`` already assembled (``assemble_author``;
     the preview keeps those whose inputs did not change); ``subjects``: ``subjects_of(authors)``,
     and ``listed``: (``record_authors(authors)``, ``newest(authors, config.feed_size)``), made
-    already (a build takes them from the last build when it can, generator.incremental.subject_order)."""
+    already (a build takes them from the last build when it can, generator.incremental.subject_order);
+    ``feeds``: what the feeds published before (generator.feed_ids), whose entry ids they keep."""
     if authors is None:
         authors = tuple(assemble_author(a, store, taxonomy, config.citations) for a in config.authors)
     if listed is None:
@@ -57,7 +60,7 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
         feed_size=config.feed_size, authors_shown=config.authors_shown, venues=config.venues, groups=_groups(config),
         accent=(config.accent, dark_variant(config.accent)) if config.accent else None,
         repository=config.repository,
-        newest=listed[1],
+        newest=listed[1], feeds=resolve(feeds, authors) if feeds is not None else None,
     )
 
 

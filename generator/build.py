@@ -19,7 +19,7 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING, Callable
 
-from generator import jobs
+from generator import feed_ids, jobs
 from generator.errors import SiteError, plural
 from generator.incremental.inputs import Inputs, read_inputs
 from generator.incremental.parsed import ParsedInputs
@@ -134,6 +134,8 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
             clock.stage("plan jobs")
             total, size, rendered = _run(pool, config, planned, target, inputs.digest, clock, early, prelink,
                                          functools.partial(hollow.fill, kept), reuse)
+            if site.feeds is not None and feed_ids.write(config.root, site.feeds.memory):   # once swapped in
+                log.debug("wrote %s", feed_ids.MEMORY)
         finally:
             for helper in (early, prelink):
                 if helper is not None:
@@ -233,7 +235,7 @@ def _assemble(config: SiteConfig, authors: Authors, parsed: ParsedInputs | None 
     orders = [p.order for p in authors.parts]
     made = subjects(authors.authors, orders, tax, parsed)
     listed = listings(authors.authors, orders, config.feed_size, parsed)
-    site = assemble(config, Store(), tax, authors.authors, made, listed)
+    site = assemble(config, Store(), tax, authors.authors, made, listed, feed_ids.read(config.root))
     log.info("assembled %s, %s", plural(len(site.authors), "author"), plural(len(site.subjects), "subject"))
     return site
 

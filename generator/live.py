@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Collection, Iterable
 
-from generator import jobs
+from generator import feed_ids, jobs
 from generator.build import Clock, load_config, plan_site
 from generator.errors import SiteError
 from generator.incremental.parsed import ParsedInputs
@@ -275,7 +275,7 @@ class LiveSite:
                 and all(a.slug == b.slug and a.records == b.records for a, b in zip(authors, old.authors)) \
                 and [(a.name, a.aliases) for a in config.authors] == [(a.name, a.aliases) for a in old_config.authors]:
             return dataclasses.replace(old, authors=authors)
-        return assemble(config, store, tax, authors)
+        return assemble(config, store, tax, authors, feeds=feed_ids.read(config.root))
 
     def _author(self, a: AuthorConfig, store: Store, tax: Taxonomy, citations: str | None) -> Author:
         from generator.assemble import assemble_author

@@ -341,6 +341,9 @@ class SiteModel:
     # The site feed's records: the newest feed_size of every author's, each once (assemble.newest;
     # None: made when planned). Site-wide, so the preview keeps it while no author's records change.
     newest: tuple[Record, ...] | None = None
+    # The feeds' entry ids that differ from their records' own, and the "published" announcements
+    # (generator.feed_ids.FeedIds; None: every id is the record's own, nothing announced).
+    feeds: Any = None
 
     @property
     def author_by_slug(self) -> dict[str, Author]:

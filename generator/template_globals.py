@@ -92,7 +92,7 @@ def record_partials(env: jinja2.Environment, site: SiteModel) -> dict[str, Parti
     two processes for 60 ms of renders. Chips and names repeat on thousands of records."""
     return {
         "record_brief": Partial(env, "partials/record_brief.html", keep=_in_several_subjects),
-        "feed_entry": Partial(env, "partials/feed_entry.xml", keep=False),
+        "feed_entry": Partial(env, "partials/feed_entry.xml", ("r", "ids"), keep=False),
         "chip": Partial(env, "partials/chip.html", ("code", "primary")),
         "record_html": Partial(env, "partials/record.html", ("r", "own", "pinned", "keys"), keep=False),
         "person": Partial(env, "partials/person.html", ("name", "marks", "position", "own")),
