@@ -34,8 +34,9 @@ from typing import Any, Iterable, Mapping
 from generator import ids
 from generator.errors import SiteError
 from generator.model import Author, Record, title_digest
+from generator.paths import FEED_MEMORY
 
-MEMORY = Path("content") / "cache" / "feed-ids.json"
+MEMORY = FEED_MEMORY
 FORMAT = 1
 KEPT_ANNOUNCEMENTS = 1000   # the newest announcements kept (a feed shows at most feed_size of them)
 

@@ -129,6 +129,15 @@ def test_a_failed_build_keeps_the_memory_as_it_was(site: Path) -> None:
         "Published in Proc. VLDB Endow. (2025): Query Plans Under Drift"]
 
 
+def test_the_build_after_the_one_that_wrote_the_memory_finds_nothing_changed(site: Path) -> None:
+    from generator.build import build as run_build
+
+    fetched(site, 0, PREPRINT)
+    assert not (site / feed_ids.MEMORY).exists()
+    assert run_build(site).rendered > 0 and (site / feed_ids.MEMORY).is_file()     # written by this build
+    assert run_build(site).unchanged      # "nothing changed since the last build": the memory it wrote counted
+
+
 def test_a_damaged_memory_is_named_with_what_to_do(site: Path) -> None:
     build(site)
     (site / feed_ids.MEMORY).write_text('{"format": 1, "seq": "x"}', "utf-8")
