@@ -133,8 +133,7 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
             authors.keep_digests(digester, parsed, last)
             clock.stage("plan jobs")
             total, size, rendered = _run(pool, config, planned, target, inputs.digest, clock, early, prelink,
-                                         functools.partial(hollow.fill, kept), reuse,
-                                         functools.partial(_remember, config.root, site, inputs))
+                                         functools.partial(hollow.fill, kept), reuse, lambda: _remember(config.root, site, inputs))
         finally:
             for helper in (early, prelink):
                 if helper is not None:
