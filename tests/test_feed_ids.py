@@ -129,6 +129,18 @@ def test_a_failed_build_keeps_the_memory_as_it_was(site: Path) -> None:
         "Published in Proc. VLDB Endow. (2025): Query Plans Under Drift"]
 
 
+def test_a_rebuild_after_the_memory_changed_equals_a_clean_build(site: Path) -> None:
+    build(site)
+    fetched(site, 0, TYPED_ARXIV)
+    out = build(site)
+    assert "https://arxiv.org/abs/2401.00001" not in entries(out, "authors/ada/feed.xml")   # the typed-in id kept
+    (site / feed_ids.MEMORY).unlink()            # the memory lost (say, not committed): no record changed
+    rebuilt = {feed: entries(build(site), feed) for feed in FEEDS}
+    (site / feed_ids.MEMORY).unlink()
+    clean = {feed: entries(build(site, reuse=False), feed) for feed in FEEDS}
+    assert rebuilt == clean and all("https://arxiv.org/abs/2401.00001" in clean[feed] for feed in FEEDS)
+
+
 def test_the_build_after_the_one_that_wrote_the_memory_finds_nothing_changed(site: Path) -> None:
     from generator.build import build as run_build
 
