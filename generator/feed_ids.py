@@ -50,6 +50,7 @@ class Announcement:
     venue: str
     year: int | None
     seq: int          # the memory's count when it was made: a higher one is newer
+    updated: str      # the entry's date: the record's last, but not before 1 January of the venue's year
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +103,7 @@ def resolve(memory: Memory, authors: Iterable[Author]) -> FeedIds:
         if old is not None and old != key:
             moved[old] = key
         if old is not None and not memory.known[old] and r.venue and entry + "#published" not in done:
-            fresh.append(Announcement(entry + "#published", key, r.venue, r.year, seq))
+            fresh.append(Announcement(entry + "#published", key, r.venue, r.year, seq, _updated(r)))
         known[key] = bool(r.venue)
         if entry != default_id(key):
             kept_ids[key] = entry
@@ -111,10 +112,18 @@ def resolve(memory: Memory, authors: Iterable[Author]) -> FeedIds:
             known[key] = had
             if key in memory.ids:
                 kept_ids[key] = memory.ids[key]
-    old_ones = tuple(Announcement(a.id, moved.get(a.key, a.key), a.venue, a.year, a.seq) for a in memory.announced)
+    old_ones = tuple(Announcement(a.id, moved.get(a.key, a.key), a.venue, a.year, a.seq, a.updated)
+                     for a in memory.announced)
     announced = (*sorted(fresh, key=lambda a: a.id), *old_ones)[:KEPT_ANNOUNCEMENTS]
     new = Memory(seq if fresh else memory.seq, known, kept_ids, announced)
     return FeedIds({k: v for k, v in kept_ids.items() if k in records}, announced, new)
+
+
+def _updated(r: Record) -> str:
+    """An announcement's date, from the record alone (never the clock: the output is a function of
+    the inputs): its last update, but not before 1 January of the year it was published."""
+    last = r.updated or r.published or f"{r.year or 1970}-01-01T00:00:00Z"
+    return max(last, f"{r.year}-01-01T00:00:00Z") if r.year else last
 
 
 def _grew_from(r: Record, memory: Memory, records: Mapping[str, Record], moved: Mapping[str, str]) -> str | None:
@@ -149,7 +158,7 @@ def _memory(data: Any) -> Memory:  # noqa: ANN401
         if data.get("format") != FORMAT:
             raise ValueError(f"format {data.get('format')!r}, expected {FORMAT}")
         announced = tuple(Announcement(str(a["id"]), str(a["key"]), str(a["venue"]),
-                                       None if a["year"] is None else int(a["year"]), int(a["seq"]))
+                                       None if a["year"] is None else int(a["year"]), int(a["seq"]), str(a["updated"]))
                           for a in data["announced"])
         return Memory(int(data["seq"]), {str(k): bool(v) for k, v in data["known"].items()},
                       {str(k): str(v) for k, v in data["ids"].items()}, announced)
@@ -162,7 +171,7 @@ def to_bytes(memory: Memory) -> bytes:
     """The file's bytes: sorted, one record a line, so a new paper is a readable diff."""
     data = {"format": FORMAT, "seq": memory.seq, "known": dict(sorted(memory.known.items())),
             "ids": dict(sorted(memory.ids.items())),
-            "announced": [{"id": a.id, "key": a.key, "venue": a.venue, "year": a.year, "seq": a.seq}
+            "announced": [{"id": a.id, "key": a.key, "venue": a.venue, "year": a.year, "seq": a.seq, "updated": a.updated}
                           for a in memory.announced]}
     return (json.dumps(data, ensure_ascii=False, indent=0, sort_keys=False) + "\n").encode("utf-8")
 

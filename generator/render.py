@@ -29,7 +29,7 @@ from generator.model import Author, Record, SiteModel, Subject, SubjectHeading
 from generator.routes import Route, Urls
 from generator.taxonomy import Taxonomy
 from generator.tasks import Task, author_group, subject_group
-from generator.template_globals import entry_updated, newest_update, template_filters, template_globals
+from generator.template_globals import newest_update, template_filters, template_globals
 from generator.venues import venue_index
 
 
@@ -138,7 +138,7 @@ def _feed(page: Route, title: str, subtitle: str, records: tuple[Record, ...], g
     """The Atom feed of the page at ``page``; updated = newest record, not the clock. ``feeds``:
     the entry ids kept across merges (generator.feed_ids), of which the feed reads its records'
     only; ``announce``: its "published" entries, each with its record."""
-    updated = max((newest_update(records), *(entry_updated(r) for _, r in announce)))
+    updated = max((newest_update(records), *(a.updated for a, _ in announce)))
     ids = {r.key: feeds.ids[r.key] for r in records if r.key in feeds.ids} if feeds is not None and feeds.ids else {}
     ctx = {"page_kind": "feed", "feed_title": title, "feed_subtitle": subtitle, "alternate": page.url,
            "records": records, "updated": updated, "ids": ids, "announced": announce}
