@@ -36,7 +36,8 @@ from generator import cache
 from generator.incremental import hollow
 from generator.errors import SiteError
 from generator.jobs import Digester
-from generator.model import Author, Record, pickled_values
+from generator.incremental.values import values_of
+from generator.model import Author, Record
 
 if TYPE_CHECKING:
     from generator.config import AuthorConfig, SiteConfig
@@ -246,14 +247,14 @@ def _taken(value: object, config: SiteConfig, a: AuthorConfig, key: bytes, parse
 
 
 def _pickled(records: Sequence[Record]) -> tuple[bytes, ...]:
-    """The records' entry: each one's ``pickled_values`` pickled alone, so a page that shows one
+    """The records' entry: each one's ``values_of`` pickled alone, so a page that shows one
     record of an author unpickles that one (generator.incremental.hollow)."""
-    return tuple(pickle.dumps(pickled_values(r), protocol=pickle.HIGHEST_PROTOCOL) for r in records)
+    return tuple(pickle.dumps(values_of(r), protocol=pickle.HIGHEST_PROTOCOL) for r in records)
 
 
 def _records(config: SiteConfig, a: AuthorConfig, key: bytes, parsed: ParsedInputs,
              rows: tuple[tuple[Any, ...], ...]) -> Sequence[tuple[Any, ...] | bytes]:
-    """The ``pickled_values`` of the records of a kept author (``_taken``), each pickled: from
+    """The ``values_of`` of the records of a kept author (``_taken``), each pickled: from
     their entry, else (deleted or damaged since) from its cache files, assembled again and kept
     anew. (Had those files changed since the build read their digests, with the same five fields,
     this build would show their new text under the old digests; the next one, keyed by their new
@@ -267,7 +268,7 @@ def _records(config: SiteConfig, a: AuthorConfig, key: bytes, parsed: ParsedInpu
     from generator.taxonomy import load_taxonomy
 
     records = make_part(config, a, Reader(config).read(a), load_taxonomy(), Digester()).author.records
-    values = tuple(map(pickled_values, records))
+    values = tuple(map(values_of, records))
     if not _fit(values, rows):
         raise SiteError(f"the cache files of author '{a.slug}' changed while the site was being built",
                         path=a.path, hint="build again")
@@ -276,7 +277,7 @@ def _records(config: SiteConfig, a: AuthorConfig, key: bytes, parsed: ParsedInpu
 
 
 def _fit(values: object, rows: tuple[tuple[Any, ...], ...]) -> bool:
-    """Whether ``values`` are ``pickled_values`` of records whose ``hollow.row`` are ``rows``."""
+    """Whether ``values`` are ``values_of`` of records whose ``hollow.row`` are ``rows``."""
     return (isinstance(values, tuple) and len(values) == len(rows)
             and all(type(v) is tuple and len(v) == hollow.VALUES and hollow.row_of(v) == r for v, r in zip(values, rows)))
 
