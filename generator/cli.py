@@ -227,14 +227,16 @@ def review(ctx: click.Context, slug: str) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
               help="Port to listen on (0: any free port).")
+@click.option("--no-reuse", is_flag=True,
+              help="Keep nothing between edits: each edit rebuilds the whole preview (slower, the same pages).")
 @click.pass_context
 @_handle_errors
-def serve(ctx: click.Context, host: str, port: int) -> None:
+def serve(ctx: click.Context, host: str, port: int, no_reuse: bool) -> None:
     """Build into a temporary folder and preview it on http://HOST:PORT/, rebuilding on every edit
     of site.yaml, content/, templates/, static/ or themes/ (never fetches)."""
     from generator.serve import serve as run_serve
 
-    run_serve(ctx.obj["root"], host=host, port=port)
+    run_serve(ctx.obj["root"], host=host, port=port, reuse=not no_reuse)
 
 
 @cli.command(short_help="Check the configuration, the cache and the built site's internal links.")
