@@ -34,11 +34,12 @@ from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Collection, Iterable, Mapping, Sequence
 
+from generator.cache import atomic_write
+from generator.files import link_file, link_tree
 from generator.incremental.canonical import plain_seq as _plain_seq, same as _same
 from generator.incremental.inputs import code_digest, hash_files, theme_tops
-from generator.files import link_file, link_tree
-from generator.reads import overridden, site_values
 from generator.model import Record, SubjectHeading
+from generator.reads import overridden, site_values
 from generator.tasks import FolderTask, Task
 
 if TYPE_CHECKING:
@@ -351,8 +352,6 @@ class Manifest:
             return None
 
     def write(self, path: Path) -> None:
-        from generator.cache import atomic_write
-
         doc = {"format": FORMAT, "inputs": self.inputs, "outputs": dict(self.outputs)}
         atomic_write(path, json.dumps(doc, sort_keys=True, indent=0).encode("utf-8"))
 

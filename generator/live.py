@@ -41,12 +41,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Collection, Iterable
 
 from generator import jobs
-from generator.build import Clock, load_config, plan_site
+from generator.buildinfo import Clock
 from generator.errors import SiteError
 from generator.incremental.memory import Memory
 from generator.incremental.parsed import ParsedInputs
 from generator.output import normalize_tree, write_site
 from generator.parallel import Pool, run_tasks
+from generator.pipeline import load_config, plan_site
 from generator.preview_files import move_in, remove
 from generator.render import author_tasks
 from generator.store import read_all

@@ -130,7 +130,7 @@ def test_no_import_cycle_among_generator_modules() -> None:
 # module must be put in one.
 STAGES = {
     "base": "generator errors ids paths model record_json taxonomy yamlfile markup latex latex_tables plaintext "
-            "names tasks routes reads chart partials sitesize search_index processes files incremental.values",
+            "names tasks routes reads chart partials sitesize search_index processes files incremental.values buildinfo",
     "load": "config config.accent config.authors config.check config.docs config.json_schema config.pages "
             "config.photos config.records config.schema config.site config.sources "
             "incremental incremental.inputs incremental.parsed",
@@ -143,7 +143,7 @@ STAGES = {
     "plan": "jobs render template_globals themes exports search_docs incremental.canonical incremental.snapshot "
             "incremental.subject_jobs incremental.search_kept incremental.search_patch",
     "write": "output parallel search linkcheck incremental.early_index incremental.prelink",
-    "commands": "build check lint review live serve serve_watch reload preview_files newsite cli __main__",
+    "commands": "build pipeline check lint review live serve serve_watch reload preview_files newsite cli __main__",
 }
 ORDER = list(STAGES)
 

@@ -21,6 +21,7 @@ from generator.config.schema import AUTHOR, FILTERS, LINKS, RECORD_LINKS, Key, r
 from generator.config.sources import Source, read_sources
 from generator.errors import Problem, SiteError
 from generator.model import Link, Photo
+from generator.processes import fork_helper, stop_helper
 from generator.yamlfile import YMap, decode_yaml, read_bytes
 
 if TYPE_CHECKING:
@@ -145,8 +146,6 @@ def _helping(reader: _Reader, names: list[str]) -> Iterator[None]:
     itself, and it reports nothing (the body reports every problem). Stopped when the body ends.
     Not when the first and the last file it would parse are parsed already (a rebuild: it would
     only take a core from the build to read what the build reads)."""
-    from generator.processes import fork_helper, stop_helper
-
     later = names[len(names) // 2:][::-1]
 
     def work() -> None:
