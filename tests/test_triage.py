@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from helpers import GOLDEN, TESTS, run_cli, tree_state
+from helpers import GOLDEN, REPO, TESTS, run_cli, tree_state
 
 ISSUES = TESTS / "fixtures" / "issues"
 
@@ -117,7 +117,7 @@ def test_an_unknown_author_is_named(site: Path, tmp_path: Path) -> None:
 
 def test_the_sites_own_form_gives_the_labels(site: Path, tmp_path: Path) -> None:
     """The body is read by the labels of the site's form file when it has one (a site may reword them)."""
-    form = (ISSUES.parents[2] / "generator/scaffold/github/ISSUE_TEMPLATE/not-mine.yml").read_text("utf-8")
+    form = (REPO / "generator/scaffold/github/ISSUE_TEMPLATE/not-mine.yml").read_text("utf-8")
     own = site / ".github/ISSUE_TEMPLATE/not-mine.yml"
     own.parent.mkdir(parents=True)
     own.write_text(form.replace("label: Author\n", "label: Author's page address\n"), encoding="utf-8")
