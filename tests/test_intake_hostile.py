@@ -65,6 +65,7 @@ def test_a_one_megabyte_body_is_refused(site: Path, tmp_path: Path) -> None:
 
 def test_a_file_that_is_no_issue_is_refused(site: Path, tmp_path: Path) -> None:
     for text, words in (("not json", "not JSON"), ('{"issue": {"number": "7"}}', "no issue in it"),
+                        ("[" * 1_000_000 + "]" * 1_000_000, "not JSON (nested too deep)"),
                         ('{"number": 7, "body": null}', "issue #7: the issue has no text")):
         issue = tmp_path / "issue.json"
         issue.write_text(text, encoding="utf-8")
@@ -98,3 +99,12 @@ def test_a_value_is_written_as_data_whatever_it_holds(value: str) -> None:
         assert yaml.safe_load(new) == {**old, "exclude": want}
         pair = add_item(text, "separate", (value, "doi:10.1/x"), "a.yaml")
         assert yaml.safe_load(pair)["separate"] == [[value, "doi:10.1/x"]]
+
+
+def test_an_author_file_that_is_a_link_is_not_edited(site: Path) -> None:
+    """A link inside content/authors/ could point at site.yaml, or out of the site."""
+    jane = site / "content/authors/jane-roe.yaml"
+    jane.rename(site / "jane-roe.yaml")
+    jane.symlink_to(site / "jane-roe.yaml")
+    said = _refused(site, ISSUES / "not-mine.json", "triage")
+    assert "issue #12: 'Author': content/authors/jane-roe.yaml is a link to another file; it is not edited" in said

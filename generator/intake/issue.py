@@ -97,8 +97,8 @@ def read_issue_json(path: Path) -> dict[str, Any]:
                         path=str(path), hint="give the file of the 'issues' event ($GITHUB_EVENT_PATH)")
     try:
         doc = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise SiteError(f"not JSON ({exc})", path=str(path),
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:   # RecursionError: [[[[... a million deep
+        raise SiteError(f"not JSON ({'nested too deep' if isinstance(exc, RecursionError) else exc})", path=str(path),
                         hint="give the issue's JSON: the event file ($GITHUB_EVENT_PATH) or 'gh issue view N --json "
                              "number,title,body'") from None
     issue = doc.get("issue", doc) if isinstance(doc, dict) else None

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generator import ids
+from generator.cache import atomic_write
 from generator.config.authors import author_problems
 from generator.config.check import outside
 from generator.config.site import load_site
@@ -52,9 +53,9 @@ def author_file(root: Path, issue: Issue, field_id: str = "author") -> Path:
     if not found:
         raise issue.error(field_id, f"there is no author '{slug}' (no content/authors/{slug}.yaml)",
                           hint="check the address of the author's page")
-    if outside(found[0], root):
-        raise issue.error(field_id, f"content/authors/{found[0].name} is a link to a file outside the site; "
-                                    "it is not edited")
+    if found[0].is_symlink() or outside(found[0], root):
+        raise issue.error(field_id, f"content/authors/{found[0].name} is a link to another file; it is not edited",
+                          hint="edit the file it points to by hand")
     return found[0]
 
 
@@ -117,7 +118,7 @@ def triage(root: Path, issue_path: Path) -> Outcome:
     problems = author_problems(new.encode("utf-8"), path.stem, display, root, config.groups)
     if problems:
         raise SiteError.from_problems(problems)
-    path.write_text(new, encoding="utf-8")
+    atomic_write(path, new.encode("utf-8"))   # the file whole or as it was, never half written
     return Outcome(display, True, f"{display}: added {item!r} to '{key}': {meaning} (issue #{issue.number})")
 
 
