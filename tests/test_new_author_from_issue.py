@@ -90,3 +90,13 @@ def test_a_not_mine_issue_is_no_add_me_issue(site: Path) -> None:
     res = run_cli("-C", site, "new-author", "--from-issue", ISSUES / "not-mine.json")
     assert res.returncode == 1 and "was not written by the form add-me.yml: 'Name' is missing" in res.stderr
     assert tree_state(site) == before
+
+
+def test_nothing_is_written_through_a_folder_link_out_of_the_site(site: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shutil.rmtree(site / "content/authors")
+    (site / "content/authors").symlink_to(elsewhere)
+    res = run_cli("-C", site, "new-author", "--from-issue", ISSUES / "add-me.json")
+    assert res.returncode == 1 and "content/authors/ is a link to a folder outside the site" in res.stderr
+    assert list(elsewhere.iterdir()) == []

@@ -19,6 +19,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from generator import ids
 from generator.config.authors import author_problems
+from generator.config.check import outside
 from generator.config.json_schema import AUTHOR_MODELINE
 from generator.config.site import load_site
 from generator.config.sources import check_dblp_pid, check_openalex_author
@@ -136,8 +137,10 @@ def author_text(issue: Issue, name: str, slug: str, groups: tuple[str, ...]) -> 
     orcid = _orcid(issue)
     data = CommentedMap(name=scalar(name))
     role = issue.get("role").strip()
+    if len(role) > MAX_NAME:
+        raise issue.error("role", f"is over {MAX_NAME} characters long", hint="say it in a few words, such as PhD student")
     if role:
-        data["role"] = scalar(role[:MAX_NAME])
+        data["role"] = scalar(role)
     group = _group(issue, groups)
     if group:
         data["group"] = scalar(group)
@@ -166,8 +169,12 @@ def new_author_from_issue(root: Path, issue_path: Path, slug: str | None = None)
     display = f"content/authors/{slug}.yaml"
     problems = author_problems(text.encode("utf-8"), slug, display, root, config.groups)
     if problems:
-        raise SiteError.from_problems(problems)
+        raise SiteError(f"issue #{issue.number}: the author file it would write does not pass 'authorsite check'; "
+                        "nothing was written", problems=tuple(problems))
     path = root / display
+    if outside(path.parent, root):
+        raise SiteError("content/authors/ is a link to a folder outside the site; nothing was written",
+                        path="content/authors/", hint="make it a folder of the site")
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("x", encoding="utf-8") as f:   # 'x': never over a file that appeared meanwhile
         f.write(text)

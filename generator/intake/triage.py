@@ -28,8 +28,8 @@ FORM = "not-mine.yml"
 NOT_MINE = "Not this author's work"
 WRONG_MERGE = "Wrongly merged with another record"
 # What a record id of the site can be once named as ``separate`` names it (merge.handle): a scheme
-# and an id of the characters DOIs, DBLP keys and digests use; no space, quote, '$' or backtick.
-_RECORD_ID = re.compile(r"(?:arxiv|doi|dblp|openalex|orcid|title):[A-Za-z0-9][A-Za-z0-9._/:;()+<>-]{0,199}")
+# and an id of the characters DOIs, DBLP keys and digests use; no space, '"', '$' or backtick.
+_RECORD_ID = re.compile(r"(?:arxiv|doi|dblp|openalex|orcid|title):[A-Za-z0-9][A-Za-z0-9._/:;()+'-]{0,199}")
 
 
 @dataclass(frozen=True, slots=True)
