@@ -199,6 +199,15 @@ def _load_author(raw: bytes, slug: str, display: str, root: Path,
     return author, ck.problems
 
 
+def author_problems(raw: bytes, slug: str, display: str, root: Path, groups: tuple[str, ...]) -> list[Problem]:
+    """Every problem the configuration finds in an author file's bytes (one not written yet too),
+    as 'authorsite check' reports them (used by 'authorsite triage' and 'new-author --from-issue')."""
+    try:
+        return _load_author(raw, slug, display, root, groups)[1]
+    except SiteError as exc:
+        return list(exc.problems or (Problem(exc.path or display, exc.line, exc.message),))
+
+
 def read_extra_links(ck: Checker, m: YMap, key: Key, where: str) -> dict[str, tuple[tuple[str, str], ...]]:
     """``extra_links``: record id -> its links (code, slides ...), each URL checked as a record's own."""
     name = join(where, key.name)
