@@ -227,8 +227,7 @@ def review(ctx: click.Context, slug: str) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
               help="Port to listen on (0: any free port).")
-@click.option("--no-reuse", is_flag=True,
-              help="Keep nothing between edits: each edit rebuilds the whole preview (slower, the same pages).")
+@click.option("--no-reuse", is_flag=True, help="Keep nothing between edits (slower, the same pages).")
 @click.pass_context
 @_handle_errors
 def serve(ctx: click.Context, host: str, port: int, no_reuse: bool) -> None:

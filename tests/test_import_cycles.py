@@ -143,7 +143,8 @@ STAGES = {
     "plan": "jobs render template_globals themes exports search_docs incremental.canonical incremental.snapshot "
             "incremental.subject_jobs incremental.search_kept incremental.search_patch",
     "write": "output parallel search linkcheck incremental.early_index incremental.prelink",
-    "commands": "build pipeline check lint review live serve serve_watch reload preview_files newsite cli __main__",
+    "commands": "build pipeline check lint review live serve serve_watch reload preview_files newsite cli __main__ "
+                "intake intake.addme intake.issue intake.triage intake.yamledit",
 }
 ORDER = list(STAGES)
 
