@@ -132,7 +132,7 @@ STAGES = {
     "base": "generator errors ids paths model record_json taxonomy yamlfile markup latex latex_tables plaintext "
             "names tasks routes reads chart partials sitesize search_index processes files incremental.values buildinfo",
     "load": "config config.accent config.authors config.check config.docs config.json_schema config.pages "
-            "config.photos config.records config.schema config.site config.sources "
+            "config.photos config.records config.schema config.site config.sources config.typed "
             "incremental incremental.inputs incremental.parsed",
     "fetch": "sources sources.accept sources.arxiv sources.arxiv_kind sources.dblp sources.dblp_kind sources.feed "
              "sources.feed_kind sources.http sources.kindbase sources.openalex sources.openalex_kind sources.orcid "
