@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("site", type=Path)
     args = ap.parse_args(argv)
 
-    from generator import build as gbuild
+    from generator import pipeline as gbuild
     from generator.exports import to_bibtex, to_csl_json
     from generator.render import plan_tasks
     from generator.taxonomy import load_taxonomy

@@ -1,80 +1,27 @@
-"""The one orchestrator: load -> read cache -> assemble -> plan jobs -> run jobs -> write.
+"""``authorsite build``: the "nothing changed" check, then the pipeline (generator.pipeline).
 
-Each step is one small function, called in order by ``build`` (as in MkDocs' build).
-Everything is gathered before the first byte is written, and the files are made in a
-staging folder swapped in at the end (generator.output), so a bad author file, a corrupt
-cache or a template error fails the run with ``output/`` exactly as it was. Jobs whose
-inputs did not change since the last build are reused (generator.jobs). ``build`` never
-touches the network: fetched records come from ``content/cache/`` only.
+``build`` digests every input first (generator.incremental.inputs); when nothing changed since
+the last build and its files are all there, it stops. Only then is the pipeline imported
+(Jinja, Markdown, LaTeX, the model: 0.11 s of a 0.25 s rebuild with nothing to do), the one
+import this package makes inside a function for speed.
 """
 
 from __future__ import annotations
 
-import functools
 import logging
-import tempfile
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
-from typing import TYPE_CHECKING, Callable
-
-from generator import feed_ids, jobs
-from generator.errors import SiteError, plural
-from generator.incremental.inputs import Inputs, read_inputs
-from generator.incremental.parsed import ParsedInputs
+from generator import jobs
+from generator.buildinfo import BuildResult, Clock
+from generator.errors import SiteError
+from generator.files import build_lock
+from generator.incremental.inputs import read_inputs
 from generator.paths import DEFAULT_OUTPUT_DIR
 from generator.yamlfile import read_yaml
 
-if TYPE_CHECKING:
-    import jinja2
-
-    from generator.config import SiteConfig
-    from generator.incremental.early_index import EarlyIndex
-    from generator.incremental.prelink import Prelink
-    from generator.model import Record, SiteModel
-    from generator.parallel import Pool
-    from generator.sitesize import SiteSize
-    from generator.incremental.snapshot import Authors
-
-# The rest of the pipeline (Jinja, Markdown, LaTeX, the model) is imported by the steps,
-# after the 'nothing changed' check: a rebuild with nothing to do is mostly import time.
-
 log = logging.getLogger(__name__)
 
-
-@dataclass(frozen=True, slots=True)
-class BuildResult:
-    out_dir: Path
-    files: int
-    bytes: int
-    authors: int
-    records: int
-    subjects: int
-    warnings: tuple[str, ...]
-    seconds: float
-    stages: tuple[tuple[str, float], ...] = ()   # (stage, seconds) in order, for --verbose and the benchmark
-    unchanged: bool = False                      # nothing changed: the previous build was kept as it was
-    rendered: int = 0                            # jobs run (files made, the search index)
-    reused: int = 0                              # jobs whose last output was kept (inputs unchanged)
-    size: SiteSize | None = None                 # the whole output's files and bytes (None when unchanged)
-
-
-class Clock:
-    """The stage times of one build (or of one preview update, generator.live), for --verbose
-    and the benchmark."""
-
-    def __init__(self) -> None:
-        self.start = self._mark = time.perf_counter()
-        self.stages: list[tuple[str, float]] = []
-
-    def stage(self, name: str) -> None:
-        now = time.perf_counter()
-        self.stages.append((name, now - self._mark))
-        self._mark = now
-
-    def seconds(self) -> float:
-        return time.perf_counter() - self.start
+__all__ = ["BuildResult", "Clock", "build"]
 
 
 def _target(root: Path, out_dir: Path | None) -> Path | None:
@@ -96,9 +43,6 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
           strict: bool = False, search: bool = True, workers: int | None = None, reuse: bool = True) -> BuildResult:
     """Build the site at ``root`` into its output folder (or ``out_dir``). ``reuse=False``: nothing an
     earlier build made is read (``build --no-reuse``): every job runs, with the same output."""
-    from generator.incremental import hollow
-    from generator.parallel import Pool
-
     clock = Clock()
     root = root.resolve()
     options = {"base_url": base_url, "search": search}
@@ -108,57 +52,15 @@ def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = Non
         done = _unchanged(root, target, inputs.digest, clock)
         if done is not None:
             return done
-    scratch = None if reuse else tempfile.TemporaryDirectory(prefix="authorsite-no-reuse-")
-    parsed = ParsedInputs(root) if scratch is None else ParsedInputs.empty(Path(scratch.name))
-    early: EarlyIndex | None = None
-    prelink: Prelink | None = None
-    kept: list[tuple[Record, ...]] = []   # each author's records: those loaded hollow, let go at the end
-    with Pool(workers) as pool:
-        try:
-            prelink = _prelink(root, target, pool.workers) if reuse else None
-            config = load_config(root, base_url, parsed, helper=pool.workers > 1)
-            clock.stage("load config")
-            authors, warnings = _read_cache(config, strict, parsed, inputs, pool.workers)
-            kept = [a.records for a in authors.authors]
-            clock.stage(f"read cache ({authors.assembled} authors assembled)")
-            site = _assemble(config, authors, parsed)
-            clock.stage("assemble")
-            digester = jobs.Digester(site)
-            last = authors.seed(digester, parsed)
-            target = (out_dir or config.output_path).resolve()
-            searched = plan_search(config, site, options, digester, parsed, target if reuse else None) \
-                if search else _no_search(parsed)
-            early = _early_index(config, authors, searched, target, prelink) if reuse else None
-            planned = plan_site(config, site, options, search, digester, parsed=parsed, searched=searched)
-            authors.keep_digests(digester, parsed, last)
-            clock.stage("plan jobs")
-            total, size, rendered = _run(pool, config, planned, target, inputs.digest, clock, early, prelink,
-                                         functools.partial(hollow.fill, kept), reuse, lambda: _remember(config.root, site, inputs))
-        finally:
-            for helper in (early, prelink):
-                if helper is not None:
-                    helper.stop()
-            log.debug("kept records never read here: %d", hollow.unread(kept))
-            hollow.forget(kept)
-            if scratch is not None:
-                scratch.cleanup()
-    log.debug("parsed inputs: %d reused, %d parsed, %d stale entries removed", parsed.hits, parsed.misses,
-              parsed.prune() if reuse else 0)
-    for name, seconds in clock.stages:
-        log.debug("  %-22s %6.2f s", name, seconds)
-    log.info("%d jobs rendered, %d reused", rendered, len(planned) - rendered)
-    return BuildResult(
-        out_dir=target, files=sum(1 for j in planned if not j.folder), bytes=total, authors=len(site.authors),
-        records=sum(len(a.records) for a in site.authors), subjects=len(site.subjects),
-        warnings=tuple(warnings), seconds=clock.seconds(), stages=tuple(clock.stages),
-        rendered=rendered, reused=len(planned) - rendered, size=size)
+    from generator import pipeline   # (the rest of the pipeline: see the module docstring)
+
+    return pipeline.run(root, clock, inputs, target, base_url=base_url, out_dir=out_dir, strict=strict,
+                        search=search, workers=workers, reuse=reuse)
 
 
 def _unchanged(root: Path, target: Path, inputs: str, clock: Clock) -> BuildResult | None:
     """The result of a build with nothing to do, or None. Under the build lock: while another
     build runs, this one is refused, whatever the manifest says."""
-    from generator.files import build_lock
-
     with build_lock(root):
         manifest = jobs.Manifest.read(jobs.manifest_path(root, target))
         if manifest is None or not jobs.unchanged(manifest, inputs, target):
@@ -168,218 +70,3 @@ def _unchanged(root: Path, target: Path, inputs: str, clock: Clock) -> BuildResu
     return BuildResult(out_dir=target, files=0, bytes=0, authors=0, records=0, subjects=0, warnings=(),
                        seconds=clock.seconds(), stages=tuple(clock.stages), unchanged=True,
                        reused=len(manifest.outputs))
-
-
-def load_config(root: Path, base_url: str | None, parsed: ParsedInputs | None = None,
-                helper: bool = False) -> SiteConfig:
-    from generator.config import load_site
-
-    config = load_site(root, base_url=base_url, parsed=parsed, helper=helper)
-    if not config.authors:
-        raise SiteError("no authors configured", path="content/authors/",
-                        hint="add one with 'authorsite new-author NAME'")
-    from generator.themes import theme_problems   # (not check's import: it loads the link checker)
-
-    problems = theme_problems(config)
-    if problems:
-        raise SiteError.from_problems(problems)
-    return config
-
-
-def _read_cache(config: SiteConfig, strict: bool, parsed: ParsedInputs, inputs: Inputs,
-                workers: int = 1) -> tuple[Authors, list[str]]:
-    """Every author, assembled from its cache files or kept from the last build when they and
-    its configuration are unchanged (generator.incremental.snapshot); the cache's warnings and notes are
-    logged, its sources never fetched only with -v (``check`` lists them). ``--strict`` reads the whole cache (the lint reads it) and refuses the same warnings
-    as ``check --strict`` (check.site_warnings)."""
-    from generator.config.site import domain_mismatch
-    from generator.incremental.hollow import forget
-    from generator.incremental.snapshot import load_authors
-    from generator.store import unfetched_warning
-
-    authors = load_authors(config, inputs, parsed, workers)
-    try:
-        warnings = _strict_warnings(config, parsed) if strict else [*authors.warnings, *domain_mismatch(config)]
-        for w in warnings:
-            log.warning("%s", w)
-        if not strict:
-            for note in unfetched_warning(authors.unfetched):
-                log.debug("note: %s", note)
-        if strict and warnings:
-            raise SiteError(f"{plural(len(warnings), 'warning')} and --strict is on", hint="see the warnings above")
-    except BaseException:
-        forget([a.records for a in authors.authors])   # (the build lets go of them once it is over)
-        raise
-    return authors, warnings
-
-
-def _strict_warnings(config: SiteConfig, parsed: ParsedInputs) -> list[str]:
-    from generator.check import site_warnings   # (imported only here: 25 ms a build)
-    from generator.store import read_all
-
-    return site_warnings(config, read_all(config, parsed=parsed), with_lint=True)
-
-
-def _assemble(config: SiteConfig, authors: Authors, parsed: ParsedInputs | None = None) -> SiteModel:
-    """The site-wide parts of the model (who lists which record, subjects, people) around the
-    authors; each subject's records in the last build's order when nothing that orders them
-    changed (generator.incremental.subject_order)."""
-    from generator.assemble import assemble
-    from generator.store import Store
-    from generator.incremental.subject_order import listings, subjects
-    from generator.taxonomy import load_taxonomy
-
-    tax = load_taxonomy()
-    orders = [p.order for p in authors.parts]
-    made = subjects(authors.authors, orders, tax, parsed)
-    listed = listings(authors.authors, orders, config.feed_size, parsed)
-    site = assemble(config, Store(), tax, authors.authors, made, listed, feed_ids.read(config.root))
-    log.info("assembled %s, %s", plural(len(site.authors), "author"), plural(len(site.subjects), "subject"))
-    return site
-
-
-def plan_site(config: SiteConfig, site: SiteModel, options: dict[str, object], search: bool,
-              digester: jobs.Digester | None = None, env: jinja2.Environment | None = None,
-              pages: bool = True, parsed: ParsedInputs | None = None,
-              searched: list[jobs.Job] | None = None, out: Path | None = None) -> list[jobs.Job]:
-    """Every output of the site as a job: pages, feeds, exports, and the search index (``searched``:
-    its job, planned already by ``plan_search``). The preview passes its digester and Jinja
-    environment (templates compiled once) from one plan to the next, and plans the search index
-    apart (``pages=False``), once the pages are in place."""
-    from generator.parallel import check_unique
-    from generator.render import plan_tasks
-    from generator.incremental.subject_jobs import SubjectJobs
-    from generator.taxonomy import load_taxonomy
-    from generator.themes import make_environment
-
-    tasks = [*plan_tasks(env or make_environment(config.root, config.theme), site, load_taxonomy(),
-                         root=config.root)] if pages else []
-    digester = digester or jobs.Digester(site)
-    common = jobs.common_digest(config.root, site, options, config.theme, digester)
-    kept = SubjectJobs.plan(site, digester, common, parsed) if parsed is not None and pages else None
-    planned = jobs.plan_jobs(tasks, site, common, digester, kept.known if kept is not None else None)
-    if kept is not None:
-        kept.keep(parsed, planned)   # type: ignore[arg-type]
-    if search:
-        planned += searched if searched is not None else plan_search(config, site, options, digester, parsed, out)
-    check_unique([j.task for j in planned])
-    return planned
-
-
-def plan_search(config: SiteConfig, site: SiteModel, options: dict[str, object], digester: jobs.Digester,
-                parsed: ParsedInputs | None, out: Path | None = None) -> list[jobs.Job]:
-    """The search index's job. Given the build's ``parsed`` cache, it indexes only the authors
-    whose documents changed (generator.search.Kept), and patches the last index in the output
-    folder ``out`` when it can (generator.incremental.search_patch)."""
-    from generator.search import search_tasks
-
-    common = jobs.common_digest(config.root, site, options, config.theme, digester)
-    return jobs.plan_jobs(search_tasks(site, digester, parsed, out), site, common, digester)
-
-
-def _no_search(parsed: ParsedInputs) -> list[jobs.Job]:
-    """No search index job; the documents kept for it are kept for the next build that makes one."""
-    from generator.search import Kept
-
-    Kept.hold(parsed)
-    return []
-
-
-def _early_index(config: SiteConfig, authors: Authors, searched: list[jobs.Job], target: Path,
-                 prelink: Prelink | None = None) -> EarlyIndex | None:
-    """On a rebuild (few authors assembled anew), the search index started now in a forked
-    process when its digest changed (generator.incremental.early_index); None otherwise."""
-    from generator.incremental.early_index import REBUILD_SHARE, EarlyIndex
-    from generator.output import check_output_dir
-
-    if not searched:
-        return None
-    try:
-        check_output_dir(target, config.root)   # as write_site will: nothing is made beside a refused folder
-    except SiteError:
-        return None
-    EarlyIndex.clear(target)
-    if authors.assembled > REBUILD_SHARE * len(authors.parts):
-        return None
-    manifest = prelink.manifest if prelink is not None and prelink.out_dir == target else \
-        jobs.Manifest.read(jobs.manifest_path(config.root, target))   # read once a build where it can be
-    return EarlyIndex.start(searched[0], manifest, target)
-
-
-def _prelink(root: Path, target: Path | None, workers: int) -> Prelink | None:
-    """On a rebuild, the last build's files linked into a staging folder by a forked process
-    while this build loads (generator.incremental.prelink); None otherwise."""
-    from generator.incremental.prelink import Prelink
-
-    return None if target is None else Prelink.start(root, target, workers)
-
-
-def _remember(root: Path, site: SiteModel, inputs: Inputs) -> str:
-    """Once the output is swapped in: the feeds' memory of the ids they published written
-    (generator.feed_ids), when it changed; the inputs digest the manifest records with it."""
-    if site.feeds is None or not feed_ids.write(root, site.feeds.memory):
-        return inputs.digest
-    log.debug("wrote %s", feed_ids.MEMORY)
-    return inputs.with_memory(feed_ids.to_bytes(site.feeds.memory))
-
-
-def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, inputs: str,
-         clock: Clock, early: EarlyIndex | None = None, prelink: Prelink | None = None,
-         fill: Callable[[], int] = int, reuse: bool = True,
-         swapped: Callable[[], str] | None = None) -> tuple[int, SiteSize, int]:
-    """Reuse what is unchanged, run the rest into staging (but the search index that ``early``
-    made, when it made this one), swap it in, then write the manifest. Returns (bytes written,
-    the output's size, jobs run); ``reuse=False``: the last build's manifest is not read, so
-    every job runs. ``fill`` reads the build's hollow records (generator.incremental.hollow)
-    when many jobs run, before the render processes fork. ``swapped``: called once the output is
-    swapped in, before the manifest is written; the inputs digest to record (``_remember``)."""
-    from generator.files import build_lock
-    from generator.output import write_site
-    from generator.parallel import forks
-    from generator.incremental.prelink import Staging
-    from generator.themes import static_dirs
-
-    path = jobs.manifest_path(config.root, target)
-    rendered = [0]
-    manifest: jobs.Manifest | None = None
-    staged = Staging(prelink)
-
-    def produce(staging: Path) -> int:
-        # The manifest is read under the build lock, then deleted: until the new build is swapped
-        # in and its manifest written there is none, so a kill in between costs a full rebuild, never a stale page.
-        started = time.perf_counter()
-        log.debug("staging ready after %.2f s", started - clock.start)
-        reuse, run = jobs.split(planned, manifest, target, staged.missing)
-        path.unlink(missing_ok=True)
-        staged.place(staging, target, manifest, reuse, run)
-        rendered[0] = len(run)
-        log.debug("reused jobs linked in %.2f s", time.perf_counter() - started)
-        log.info("rendering %d of %d jobs (%d unchanged, reused) with %d process%s...", len(run), len(planned),
-                 len(reuse), pool.workers, "es" if pool.workers > 1 else "")
-        if len(run) * 20 > len(planned) and forks([j.task for j in run], pool.workers):
-            log.debug("%d hollow records filled", fill())   # once, before the processes fork: not in each
-        later = [j for j in run if early is not None and j.rel_path == early.job.rel_path]
-        written = pool.run([j.task for j in run if j not in later], staging)
-        log.debug("jobs run at %.2f s", time.perf_counter() - clock.start)
-        for job in later:   # the early index, made meanwhile; made here if it was not
-            written += _folder_bytes(staging / job.rel_path) if early and early.take(job, staging) \
-                else pool.run([job.task], staging)
-        clock.stage(f"run jobs ({pool.workers} process{'es' if pool.workers > 1 else ''}, "
-                    f"{len(reuse)} reused)")
-        return written
-
-    with build_lock(config.root), staged.skeleton(target, planned, pool.workers):
-        manifest = jobs.Manifest.read(path) if reuse else None
-        total, size = write_site(produce, static_dirs(config.root, config.theme), target, site_root=config.root,
-                                 seed=functools.partial(staged.seed, manifest, target),
-                                 normalize=functools.partial(staged.normalize, planned))
-        clock.stage("swap")
-        recorded = swapped() if swapped is not None else inputs
-        jobs.Manifest(recorded, {j.rel_path: j.digest for j in planned}).write(path)
-    return total, size, rendered[0]
-
-
-def _folder_bytes(folder: Path) -> int:
-    """The bytes written into ``folder``: its files but those linked to the last build's (a patched search index)."""
-    sizes = [e.stat() for e in folder.rglob("*") if e.is_file()]
-    return sum(st.st_size for st in sizes if st.st_nlink == 1)

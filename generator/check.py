@@ -18,7 +18,10 @@ from generator.config import SiteConfig, load_site
 from generator.config.site import domain_mismatch
 from generator.errors import SiteError
 from generator.linkcheck import check_links
+from generator.lint import lint
+from generator.sitesize import limit_warning, measure
 from generator.store import Store, incomplete_sources, read_all, unfetched_warning
+from generator.taxonomy import load_taxonomy
 from generator.themes import theme_problems
 
 log = logging.getLogger(__name__)
@@ -30,9 +33,6 @@ def site_warnings(config: SiteConfig, store: Store, *, with_lint: bool = True) -
     warnings = [*store.warnings, *store.notes, *unfetched_warning(store.unfetched), *incomplete_sources(config, store),
                 *domain_mismatch(config)]
     if with_lint:
-        from generator.lint import lint
-        from generator.taxonomy import load_taxonomy
-
         warnings.extend(lint(config, store, load_taxonomy()))
     return warnings
 
@@ -57,8 +57,6 @@ def run_check(root: Path) -> tuple[list[str], list[str]]:
 
 def _size_warnings(out: Path, name: str) -> list[str]:
     """The built site's size (logged), and a warning past GitHub Pages' 1 GB (generator.sitesize)."""
-    from generator.sitesize import limit_warning, measure
-
     size = measure(out)
     log.info("%s/: %s", name, size.describe())
     warning = limit_warning(size, name)

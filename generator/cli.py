@@ -227,14 +227,15 @@ def review(ctx: click.Context, slug: str) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
               help="Port to listen on (0: any free port).")
+@click.option("--no-reuse", is_flag=True, help="Keep nothing between edits (slower, the same pages).")
 @click.pass_context
 @_handle_errors
-def serve(ctx: click.Context, host: str, port: int) -> None:
+def serve(ctx: click.Context, host: str, port: int, no_reuse: bool) -> None:
     """Build into a temporary folder and preview it on http://HOST:PORT/, rebuilding on every edit
     of site.yaml, content/, templates/, static/ or themes/ (never fetches)."""
     from generator.serve import serve as run_serve
 
-    run_serve(ctx.obj["root"], host=host, port=port)
+    run_serve(ctx.obj["root"], host=host, port=port, reuse=not no_reuse)
 
 
 @cli.command(short_help="Check the configuration, the cache and the built site's internal links.")
@@ -309,17 +310,34 @@ def init(directory: Path, title: str, repo: str | None, ref: str | None) -> None
 
 
 @cli.command("new-author", short_help="Add an author file for NAME, with an arXiv query to fetch.")
-@click.argument("name")
+@click.argument("name", required=False)
 @click.option("--slug", help="Page address (default: from the name, e.g. jane-doe).")
+@click.option("--from-issue", "issue", type=click.Path(dir_okay=False, path_type=Path), metavar="ISSUE.json",
+              help="Take the name and sources from an 'Add me' issue's JSON; written only if it passes 'check'.")
 @click.pass_context
 @_handle_errors
-def new_author(ctx: click.Context, name: str, slug: str | None) -> None:
-    """Add content/authors/SLUG.yaml for NAME with an arXiv query to fill by 'fetch'."""
+def new_author(ctx: click.Context, name: str | None, slug: str | None, issue: Path | None) -> None:
+    """Add content/authors/SLUG.yaml for NAME with an arXiv query to fill by 'fetch' (or --from-issue)."""
+    from generator.intake.addme import new_author_from_issue
     from generator.newsite import add_author
 
-    path = add_author(ctx.obj["root"], name, slug)
+    if (name is None) == (issue is None):
+        raise click.UsageError("give NAME or --from-issue ISSUE.json (one of them)")
+    path = add_author(ctx.obj["root"], name, slug) if name is not None else \
+        new_author_from_issue(ctx.obj["root"], issue, slug)  # type: ignore[arg-type]
     log.info("created %s; edit it, then run 'authorsite fetch --author %s' and 'authorsite build'",
              path, path.stem)
+
+
+@cli.command(short_help="Apply a 'Not mine?' issue: add its record to the author's exclude (or separate).")
+@click.argument("issue", type=click.Path(dir_okay=False, path_type=Path), metavar="ISSUE.json")
+@click.pass_context
+@_handle_errors
+def triage(ctx: click.Context, issue: Path) -> None:
+    """Add a 'Not mine?' issue's record to its author's exclude: (a wrong merge's pair to separate:)."""
+    from generator.intake.triage import triage as run_triage
+
+    click.echo(run_triage(ctx.obj["root"], issue).summary)
 
 
 def _set_verbosity(ctx: click.Context, param: click.Parameter, value: bool) -> None:

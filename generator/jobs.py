@@ -34,19 +34,18 @@ from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Collection, Iterable, Mapping, Sequence
 
+from generator.cache import atomic_write
+from generator.files import link_file, link_tree
 from generator.incremental.canonical import plain_seq as _plain_seq, same as _same
 from generator.incremental.inputs import code_digest, hash_files, theme_tops
-from generator.files import link_file, link_tree
-from generator.reads import overridden, site_values
 from generator.model import Record, SubjectHeading
-
+from generator.reads import overridden, site_values
 from generator.tasks import FolderTask, Task
 
 if TYPE_CHECKING:
     from generator.model import SiteModel
 
 FORMAT = 4   # 4: a record's digest is made of its content digest and who lists it
-_RECORD_ONLY = {Record}
 _KEY = attrgetter("key")
 
 
@@ -244,7 +243,7 @@ class Digester:
         if isinstance(v, Mapping):
             items = sorted((self._encode(k), self._encode(x)) for k, x in v.items())
             return b"{%d:" % len(items) + b"".join(k + b"=" + x + b";" for k, x in items) + b"}"
-        if type(v) is Record:
+        if isinstance(v, Record):   # a hollow one too (generator.incremental.hollow)
             return b"R" + self.record(v)
         if dataclasses.is_dataclass(v) and not isinstance(v, type):
             return self._dataclass(v)
@@ -266,7 +265,7 @@ class Digester:
             if d is not None:
                 return d
             parts = list(map(self._current.get, key))   # each record's digest, when made already
-            if None in parts and set(map(type, v)) == _RECORD_ONLY:
+            if None in parts and all(issubclass(t, Record) for t in set(map(type, v))):
                 parts = [p or self.record(x) for p, x in zip(parts, v)]  # type: ignore[arg-type]
             if None not in parts:
                 d = self._seqs[key] = b"[R%d:" % len(v) + b"".join(parts) + b"]"   # type: ignore[arg-type]
@@ -353,8 +352,6 @@ class Manifest:
             return None
 
     def write(self, path: Path) -> None:
-        from generator.cache import atomic_write
-
         doc = {"format": FORMAT, "inputs": self.inputs, "outputs": dict(self.outputs)}
         atomic_write(path, json.dumps(doc, sort_keys=True, indent=0).encode("utf-8"))
 

@@ -1,7 +1,10 @@
 """The preview's site, kept in memory between edits (``authorsite serve``).
 
 A CLI build starts from nothing: it reads every input, assembles every author and digests
-every job. The preview does that once; then, told by the watcher which files changed, it
+every job. The preview runs the same steps (``load_config``, ``store.read_all``,
+``assemble_author``, ``assemble``, ``plan_site``); what it may skip between edits is decided by
+generator.incremental.memory alone (``reuse=False``, serve --no-reuse: nothing is skipped, every
+edit rebuilds the whole preview). Told by the watcher which files changed, it
 re-reads only those (an author file through the parsed-input cache, a cache file through
 ``store.read_all(reuse=...)``; an edit of author files that leaves every author's sources as
 they were keeps the store as it is), re-assembles only the authors whose inputs changed (the
@@ -29,7 +32,6 @@ the files it named stay pending for the next one.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import shutil
 import tempfile
@@ -38,20 +40,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Collection, Iterable
 
-from generator import feed_ids, jobs
-from generator.build import Clock, load_config, plan_site
+from generator import jobs
+from generator.buildinfo import Clock
 from generator.errors import SiteError
+from generator.incremental.memory import Memory
 from generator.incremental.parsed import ParsedInputs
+from generator.output import normalize_tree, write_site
+from generator.parallel import Pool, run_tasks
+from generator.pipeline import load_config, plan_site
 from generator.preview_files import move_in, remove
+from generator.render import author_tasks
+from generator.store import read_all
+from generator.taxonomy import load_taxonomy
+from generator.themes import make_environment, static_dirs
 
 if TYPE_CHECKING:
     import jinja2
 
-    from generator.config import AuthorConfig, SiteConfig
-    from generator.model import Author, SiteModel
-    from generator.parallel import Pool
-    from generator.store import Store
-    from generator.taxonomy import Taxonomy
+    from generator.config import SiteConfig
+    from generator.model import SiteModel
 
 log = logging.getLogger(__name__)
 
@@ -87,15 +94,17 @@ class _Clock(Clock):
 class LiveSite:
     """One site's model, kept between updates, and the preview folder it is rendered into."""
 
-    def __init__(self, root: Path, base_url: str, out_dir: Path, search: bool = True) -> None:
+    def __init__(self, root: Path, base_url: str, out_dir: Path, search: bool = True, reuse: bool = True) -> None:
         self.root, self.base_url, self.out_dir, self.search = root.resolve(), base_url, out_dir, search
         self.options: dict[str, object] = {"base_url": base_url, "search": search}
-        self.parsed = ParsedInputs(self.root, keep=("author",))
+        # What is kept between edits, for speed only (generator.incremental.memory); reuse=False
+        # (serve --no-reuse): nothing, every edit runs the whole pipeline.
+        self.reuse = reuse
+        self.parsed = ParsedInputs(self.root, keep=("author",)) if reuse else None
+        self.memory = Memory()
         self.config: SiteConfig | None = None
-        self.store: Store | None = None
         self.site: SiteModel | None = None
         self.outputs: dict[str, str] = {}            # what the preview folder holds: path -> job digest
-        self._authors: dict[str, tuple[AuthorConfig, tuple[object, ...], Author, str | None]] = {}
         self._digester: jobs.Digester | None = None
         self._env: jinja2.Environment | None = None    # templates compiled once, until they change
         self._stale: set[str] | None = None          # changed since the last good update (None: anything)
@@ -126,8 +135,6 @@ class LiveSite:
     def catch_up(self, pages_ready: PagesReady = _nothing) -> Update | None:
         """Plan every page an update left for later (``later``) and write the changed ones; None
         when none was left."""
-        from generator.parallel import Pool
-
         with self._lock:
             rest, self._rest = self._rest, None
             if rest is None:
@@ -144,8 +151,6 @@ class LiveSite:
 
     def plan_later(self) -> None:
         """Plan the search index an update left for later, and remove the outputs no longer made."""
-        from generator.parallel import Pool
-
         with self._lock:
             due, self._due = self._due, None
             if due is not None:
@@ -155,9 +160,6 @@ class LiveSite:
                                                      self._env, pages=False, parsed=self.parsed, out=self.out_dir))
 
     def _update(self, changed: Iterable[str] | None, pages_ready: PagesReady) -> Update:
-        from generator.parallel import Pool
-        from generator.store import read_all
-
         if changed is None:
             self._stale = None
         elif self._stale is not None:
@@ -165,18 +167,26 @@ class LiveSite:
         stale = self._stale
         clock = _Clock()
         whole = stale is None or not self.outputs or any(not p.startswith(_CONTENT) for p in stale)
+        if not self.reuse:
+            stale, whole, self.memory, self.outputs, self._digester = None, True, Memory(), {}, None
+        memory = self.memory
         with Pool(1) as pool:
-            config = self._load(stale, whole)
+            config = memory.config_for(stale, whole, lambda: load_config(self.root, self.base_url, self.parsed),
+                                       self.parsed)
             clock.stage("load")
-            store = self._read(config, stale) or read_all(config, parsed=self.parsed, reuse=None if stale is None
-                                                         else self.store, stale={self.root / p for p in stale or ()})
+            store = memory.store_for(config, stale) or read_all(
+                config, parsed=self.parsed, reuse=None if stale is None else memory.store,
+                stale={self.root / p for p in stale or ()})
             for w in (*store.warnings, *store.notes):
                 log.warning("%s", w)
             clock.stage("read cache")
-            site = self._assemble(config, store)
+            tax = load_taxonomy()
+            site = memory.site_for(config, store, tax, tuple(memory.author(a, store, tax, config.citations)
+                                                             for a in config.authors))
             clock.stage("assemble")
             rendered, total, looks = self._plan_and_write(pool, config, site, stale, whole, pages_ready, clock.stage)
-        self.config, self.store, self.site, self._stale = config, store, site, set()
+        memory.remember(config, store, site)
+        self.config, self.site, self._stale = config, site, set()
         return clock.update(rendered, total, looks)
 
     def _plan_and_write(self, pool: Pool, config: SiteConfig, site: SiteModel, stale: set[str] | None, whole: bool,
@@ -186,8 +196,6 @@ class LiveSite:
         the reload (its jobs are left pending): an edit's page is not kept waiting for it."""
         self._digester = self._digester or jobs.Digester(site)
         if whole or self._env is None:
-            from generator.themes import make_environment
-
             self._env = make_environment(config.root, config.theme)
         looks = stale is None or any(not p.startswith("content/") for p in stale)   # theme, static files
         self._due = self._rest = None
@@ -197,7 +205,7 @@ class LiveSite:
             rendered = self._write_all(pool, config, planned, pages_ready)
             stage("render and write")
             return rendered, len(planned), True
-        edited = None if whole or not self._later else self._edited(site)
+        edited = None if whole or not self._later else self.memory.edited(site)
         if edited is not None:
             planned = self._plan_authors(config, site, edited)
             stage(f"plan {len(edited)} author{'' if len(edited) == 1 else 's'}")
@@ -218,86 +226,15 @@ class LiveSite:
         stage("plan search")
         return rendered, len(planned) + len(search), False
 
-    def _edited(self, site: SiteModel) -> set[str] | None:
-        """The authors made anew by this update (unchanged ones are the same objects), or None when
-        authors were added, removed or reordered (their files' paths are then planned anew)."""
-        old = self.site
-        if old is None or [a.slug for a in old.authors] != [a.slug for a in site.authors]:
-            return None
-        return {a.slug for a, b in zip(site.authors, old.authors) if a is not b}
-
     def _plan_authors(self, config: SiteConfig, site: SiteModel, slugs: set[str]) -> list[jobs.Job]:
         """These authors' own files as jobs, with the digests the whole plan gives them."""
-        from generator.render import author_tasks
-        from generator.taxonomy import load_taxonomy
-
         assert self._env is not None and self._digester is not None
         tasks = author_tasks(self._env, site, load_taxonomy(), slugs, root=config.root)
         common = jobs.common_digest(config.root, site, self.options, config.theme, self._digester)
         return jobs.plan_jobs(tasks, site, common, self._digester)
 
-    def _load(self, stale: set[str] | None, whole: bool) -> SiteConfig:
-        """The configuration: all of it again, or only the author files when nothing else changed."""
-        from generator.config import load_authors
-
-        if whole or self.config is None or stale is None:
-            return load_config(self.root, self.base_url, self.parsed)
-        if not any(p.startswith(_AUTHORS) for p in stale):
-            return self.config
-        authors = load_authors(self.root, self.parsed, {a.path: a for a in self.config.authors if a.path not in stale},
-                               groups=self.config.groups)   # (as load_site reads them: 'group' is checked against them)
-        if not authors:
-            return load_config(self.root, self.base_url, self.parsed)   # reports it as the build does
-        return dataclasses.replace(self.config, authors=authors)
-
-    def _read(self, config: SiteConfig, stale: set[str] | None) -> Store | None:
-        """The last store, when only author files changed and every author reads the sources it
-        read (a name, an affiliation edited): it is what reading the cache again would give."""
-        old = self.config
-        if stale is None or self.store is None or old is None or not all(p.startswith(_AUTHORS) for p in stale):
-            return None
-        if [(a.slug, a.sources) for a in config.authors] != [(a.slug, a.sources) for a in old.authors]:
-            return None
-        return self.store
-
-    def _assemble(self, config: SiteConfig, store: Store) -> SiteModel:
-        """The model: unchanged authors as they were; the site-wide parts too when no author's
-        records, name or aliases changed and the site's settings are the same."""
-        from generator.assemble import assemble
-        from generator.taxonomy import load_taxonomy
-
-        tax = load_taxonomy()
-        authors = tuple(self._author(a, store, tax, config.citations) for a in config.authors)
-        self._authors = {a.slug: self._authors[a.slug] for a in config.authors}
-        old, old_config = self.site, self.config
-        if old is not None and old_config is not None and len(old.authors) == len(authors) \
-                and dataclasses.replace(config, authors=()) == dataclasses.replace(old_config, authors=()) \
-                and all(a.slug == b.slug and a.records == b.records for a, b in zip(authors, old.authors)) \
-                and [(a.name, a.aliases) for a in config.authors] == [(a.name, a.aliases) for a in old_config.authors]:
-            return dataclasses.replace(old, authors=authors)
-        return assemble(config, store, tax, authors, feeds=feed_ids.read(config.root))
-
-    def _author(self, a: AuthorConfig, store: Store, tax: Taxonomy, citations: str | None) -> Author:
-        from generator.assemble import assemble_author
-
-        hit = self._authors.get(a.slug)
-        if hit is not None and hit[3] != citations:
-            hit = None                            # site.yaml's citations setting changed: every author again
-        if hit is not None and hit[0] is a and store is self.store:
-            return hit[2]                         # the same configuration, reading the same cache
-        entries = tuple(store.entry(a.slug, s) for s in a.sources)
-        if hit is not None and len(hit[1]) == len(entries) and all(x is y for x, y in zip(hit[1], entries)) \
-                and hit[0] == a:
-            return hit[2]
-        author = assemble_author(a, store, tax, citations)
-        self._authors[a.slug] = (a, entries, author, citations)
-        return author
-
     def _write_all(self, pool: Pool, config: SiteConfig, planned: list[jobs.Job], pages_ready: PagesReady) -> int:
         """A new preview folder (static files copied again), reusing the unchanged jobs' files."""
-        from generator.output import write_site
-        from generator.themes import static_dirs
-
         reuse, run = jobs.split(planned, jobs.Manifest("", self.outputs), self.out_dir)
 
         def produce(staging: Path) -> int:
@@ -340,9 +277,6 @@ class LiveSite:
         """Write the pending search index (folder jobs), one at a time, outside the lock (it takes
         seconds on a large site; an edit meanwhile is not kept waiting). A job an update has
         planned anew meanwhile is dropped: that update left its own. Returns the jobs done."""
-        from generator.output import normalize_tree
-        from generator.parallel import run_tasks
-
         self.plan_later()
         done = 0
         while True:
@@ -371,8 +305,6 @@ class LiveSite:
     def _render_into(self, pool: Pool, batch: list[jobs.Job], incoming: Path) -> None:
         if not batch:
             return
-        from generator.output import normalize_tree
-
         pool.run([j.task for j in batch], incoming)
         normalize_tree(incoming)
         for job in batch:

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field, fields
-from operator import attrgetter
+from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from generator import ids
 
@@ -40,27 +39,6 @@ def record_key(arxiv_id: str | None, doi: str | None, title: str, year: int | No
 class Person:
     name: str
     affiliations: tuple[str, ...] = ()
-
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        return _person, (self.name, self.affiliations)   # see Record.__reduce__ and _person
-
-
-# Every person unpickled in this process, by (name, affiliations): a rebuild loads each author's
-# snapshot (generator.incremental.snapshot), whose records name their co-authors anew, so without it 1,000
-# authors x 100 records gave 433,000 Person objects for 11,451 people (a cold build's store
-# shares them: the authors made by its helper process came back unshared, +80 MB on the tree).
-_PEOPLE: dict[tuple[str, tuple[str, ...]], Person] = {}
-_NAMED: dict[str, Person] = {}   # the same people with no affiliation, by name (see _record)
-
-
-def _person(name: str, affiliations: tuple[str, ...]) -> Person:
-    key = (name, affiliations)
-    found = _PEOPLE.get(key)
-    if found is None:
-        found = _PEOPLE[key] = Person(name, affiliations)
-        if not affiliations:
-            _NAMED[name] = found
-    return found
 
 
 # A Record field's metadata: how its JSON form (cache files, exports) keeps it. Every other field
@@ -104,19 +82,6 @@ class Record:
     # from the source that gave it, never cached (the same cache file serves an ids list and a query).
     match: str = field(default="", metadata=DERIVED)
 
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        """Pickled as the call ``_record(fields, people)``, the fastest load measured (a rebuild
-        loads every author's snapshot, generator.incremental.snapshot): see ``_record``."""
-        return _record, (pickled_values(self),)
-
-    def __getattr__(self, name: str) -> Any:  # noqa: ANN401
-        """Called only for a name that is not set: a field of a hollow record (generator.incremental.hollow),
-        filled now. Any other name is missing, as without it."""
-        fill = _HOLLOW.get(id(self)) if name in _FIELD_NAMES else None
-        if fill is not None:
-            fill(self)
-        return object.__getattribute__(self, name)   # else the very AttributeError (a property's own too)
-
     @property
     def abs_url(self) -> str | None:
         return ids.abs_url(self.arxiv_id) if self.arxiv_id else None
@@ -156,84 +121,6 @@ class Record:
         if rest.isascii():  # the usual case, same result as below
             return "r-" + _NOT_ASCII_ALNUM.sub("-", rest)
         return "r-" + "".join(c if c.isalnum() else "-" for c in rest)
-
-
-_FIELDS = tuple(f.name for f in fields(Record))
-_record_fields = attrgetter(*_FIELDS)
-_AUTHORS = _FIELDS.index("authors")
-# Each field's slot, set as the generated __init__ sets it (object.__setattr__), without the call.
-_SLOTS = tuple(Record.__dict__[name].__set__ for name in _FIELDS)
-
-
-_FIELD_NAMES = frozenset(_FIELDS)
-
-
-def pickled_values(r: Record) -> tuple[Any, ...]:
-    """Every field of ``r`` in order, its authors as ``_people_of`` gives them: what ``_record``
-    (and ``hollow``'s ``load``) take back."""
-    values = _record_fields(r)
-    return values[:_AUTHORS] + (_people_of(r.authors),) + values[_AUTHORS + 1:]
-
-
-def _people_of(people: tuple[Person, ...]) -> tuple[Any, ...]:
-    """A record's authors as pickled: their names when none has an affiliation (the usual
-    case), else (name, affiliations) pairs."""
-    if any(p.affiliations for p in people):
-        return tuple([(p.name, p.affiliations) for p in people])
-    return tuple([p.name for p in people])
-
-
-def _record(values: tuple[Any, ...]) -> Record:
-    """A record from its pickle (``Record.__reduce__``). Unpickling 100,000 records is most of
-    what loading a large site's snapshots costs: the call ``Record(*fields)`` took 6.7 us a
-    record and its people 3.6 us more (a call each). Here the slots are set through their
-    descriptors and the people found in one pass in C (made only when new): 5.9 us in all. The
-    fields come as pickled by ``__reduce__``: the authors as ``_people_of`` gives them."""
-    r = object.__new__(Record)
-    _set_fields(r, values)
-    return r
-
-
-def _set_fields(r: Record, values: tuple[Any, ...]) -> None:
-    """Set every field of ``r`` from its ``pickled_values`` (its people found or made once)."""
-    people = values[_AUTHORS]
-    found = tuple(map(_NAMED.get if people and type(people[0]) is str else _PEOPLE.get, people))
-    if not all(found):   # (not 'None in found': that calls Person.__eq__ on each)
-        found = tuple(_person(p, ()) if type(p) is str else _person(*p) for p in people)
-    for put, value in zip(_SLOTS, values):
-        put(r, value)
-    _SLOTS[_AUTHORS](r, found)   # the people, over the names the loop set
-
-
-def _compiled_copy() -> Callable[[Record], Record]:
-    """A function that copies a record's every slot, written out from the fields as dataclasses
-    writes ``__init__``."""
-    lines = ["def copy(r):", "    v = get(r)", "    o = new(Record)",
-             *(f"    s{i}(o, v[{i}])" for i in range(len(_FIELDS))), "    return o"]
-    namespace: dict[str, Any] = {"get": _record_fields, "new": object.__new__, "Record": Record,
-                                 **{f"s{i}": put for i, put in enumerate(_SLOTS)}}
-    exec("\n".join(lines), namespace)   # noqa: S102 - source made above from the dataclass's fields
-    return namespace["copy"]
-
-
-def replaced(r: Record, **changes: Any) -> Record:  # noqa: ANN401
-    """``dataclasses.replace(r, **changes)`` without the call of ``__init__``: assemble tags every
-    record with its match (generator.matching), 100,000 on a cold build of 1,000 x 100; a copy
-    slot by slot, one statement each (``_copy``), takes about half the time of ``replace``
-    (8.4 against 15.5 us a record on a loaded 2-core machine; some 0.2 s a cold build unloaded)."""
-    out = _copy(r)
-    for name, value in changes.items():
-        _SLOT_OF[name](out, value)
-    return out
-
-
-_SLOT_OF = dict(zip(_FIELDS, _SLOTS))
-_copy: Callable[[Record], Record] = _compiled_copy()
-
-
-# id of each hollow record (generator.incremental.hollow) -> what fills it, given the record (which holds the
-# author's records, so no id is reused while it is here).
-_HOLLOW: dict[int, Callable[[Any], None]] = {}
 
 
 @dataclass(frozen=True, slots=True)

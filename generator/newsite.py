@@ -259,8 +259,10 @@ def create_site(directory: Path, title: str = "Author profiles", pin: Pin | None
     # The editor schema of this authorsite version, named by the first line of site.yaml and author files.
     files.update({f"{SCHEMA_DIR}/{name}": text for name, text in schema_texts().items()})
     workflows = scaffold.joinpath("github/workflows")
-    for name in ("test.yml", "publish.yml"):
+    for name in ("test.yml", "publish.yml", "triage.yml"):
         files[f".github/workflows/{name}"] = workflows.joinpath(name).read_text("utf-8")
+    for name in ("not-mine.yml", "add-me.yml"):   # the issue forms triage.yml acts on
+        files[f".github/ISSUE_TEMPLATE/{name}"] = scaffold.joinpath("github/ISSUE_TEMPLATE", name).read_text("utf-8")
     for rel, text in files.items():
         path = directory / rel
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -36,7 +36,10 @@ from typing import Callable, Sequence
 from generator import cache
 from generator.config import AuthorConfig, SiteConfig, Source
 from generator.model import Record
+from generator.refresh_batch import fetch_batch, pack
 from generator.refresh_match import AuthorTerm, RecordIndex, author_terms
+from generator.sources.arxiv import endpoint_url
+from generator.sources.http import FetchError
 from generator.sources.outcome import SourceResult
 from generator.sources.registry import FetchContext, kind_of
 from generator.store import Store
@@ -204,9 +207,6 @@ def refresh_sources(config: SiteConfig, authors: Sequence[AuthorConfig], context
                     now: Callable[[], datetime], fetch_one: FetchOne, budget: float | None = None) -> Outcome:
     """Refresh the authors' sources: least recently refreshed first, arXiv queries in batches,
     within ``budget`` seconds (None: all). ``fetch_one`` is fetch's own per-source path."""
-    from generator.refresh_batch import pack
-    from generator.sources.arxiv import endpoint_url
-
     size = context.policy.page_size
     state = load_state(config.root)
     items = plan_items(authors, store, state)
@@ -264,9 +264,6 @@ class _Run:
             self.state[item.state_key] = stamp
 
     def _batch(self, unit: Unit) -> None:
-        from generator.refresh_batch import fetch_batch
-        from generator.sources.http import FetchError
-
         stamp = self._stamp()
         before = self.context.client.requests
         queries = [i.query or "" for i in unit.items]

@@ -318,8 +318,9 @@ def _bind(host: str, port: int, state: PreviewState, loopback: bool) -> PreviewS
 
 
 def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, ready: threading.Event | None = None,
-          stop: threading.Event | None = None) -> None:
-    """Build, serve and watch until interrupted (or until ``stop`` is set, for tests)."""
+          stop: threading.Event | None = None, reuse: bool = True) -> None:
+    """Build, serve and watch until interrupted (or until ``stop`` is set, for tests). ``reuse=False``
+    (serve --no-reuse): each edit rebuilds the whole preview, keeping nothing from the last one."""
     root = root.resolve()
     if not (root / CONFIG).is_file():
         raise SiteError(f"no {CONFIG} in {root}: run serve in a site's folder (or give it with -C FOLDER)")
@@ -331,7 +332,7 @@ def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, ready: threadin
         state = PreviewState(out_dir)
         server = _bind(host, port, state, loopback)
         url = f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{server.server_port}/"
-        live = LiveSite(root, url, out_dir)
+        live = LiveSite(root, url, out_dir, reuse=reuse)
         index = threading.Event()
         _rebuild(live, state, None, index)  # a broken site is served too: its error page, until fixed
         stop = stop or threading.Event()

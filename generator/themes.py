@@ -23,6 +23,7 @@ import jinja2.bccache
 import orjson
 
 from generator.errors import Problem, SiteError
+from generator.jobs import code_digest
 from generator.paths import builtin_theme_dir
 
 if TYPE_CHECKING:
@@ -173,8 +174,6 @@ class _Compiled(jinja2.FileSystemBytecodeCache):
 
 
 def _bytecode_cache(root: Path) -> jinja2.BytecodeCache | None:
-    from generator.jobs import code_digest
-
     top = root / ".authorsite" / "jinja"
     folder = top / f"v{code_digest()[:16]}"
     try:

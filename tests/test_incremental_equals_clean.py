@@ -21,6 +21,7 @@ from typing import Callable
 
 import jinja2
 import jinja2.nodes
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -210,12 +211,14 @@ def _inputs(root: Path) -> dict[str, bytes]:
             {f"{name}/{rel}": data for rel, data in _tree(root / name).items()}).items()}
 
 
-def test_the_preview_after_every_kind_of_edit(tmp_path: Path) -> None:
+@pytest.mark.parametrize("reuse", [True, False], ids=["reuse", "no-reuse"])
+def test_the_preview_after_every_kind_of_edit(tmp_path: Path, reuse: bool) -> None:
     """serve's model kept in memory (``LiveSite.update`` with the paths an edit changed, then
-    ``catch_up``): after each kind of edit its folder equals a clean build's."""
+    ``catch_up``): after each kind of edit its folder equals a clean build's; and so does
+    ``serve --no-reuse``'s, which keeps nothing (generator.incremental.memory)."""
     root = tmp_path / "site"
     shutil.copytree(SITE, root)
-    live = LiveSite(root, URL, tmp_path / "preview", search=False)
+    live = LiveSite(root, URL, tmp_path / "preview", search=False, reuse=reuse)
     live.update(None)
     rnd = random.Random(29)
     stale = []

@@ -88,11 +88,11 @@ def test_a_cache_edit_rereads_that_file_only_and_equals_a_clean_build(site: Path
     live.update(None)
     a, path = _edit_first_record(site, 5, title="A title changed in the cache")
     other = load_site(site).authors[6]
-    before = live.store
+    before = live.memory.store
     assert before is not None
     res = live.update([path.relative_to(site).as_posix()])
-    assert live.store is not None
-    assert live.store.entry(other.slug, other.sources[0]) is before.entry(other.slug, other.sources[0]), \
+    assert live.memory.store is not None
+    assert live.memory.store.entry(other.slug, other.sources[0]) is before.entry(other.slug, other.sources[0]), \
         "an unchanged cache file is not read again"
     assert 5 <= res.rendered < res.reused
     assert "A title changed in the cache" in (live.out_dir / f"authors/{a.slug}/index.html").read_text()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
@@ -19,42 +18,26 @@ from generator.config.check import OUTSIDE, Checker, describe, join, no_controls
 from generator.config.photos import read_photo
 from generator.config.schema import AUTHOR, FILTERS, LINKS, RECORD_LINKS, Key, record_links
 from generator.config.sources import Source, read_sources
+from generator.config.typed import config_class
 from generator.errors import Problem, SiteError
 from generator.model import Link, Photo
+from generator.processes import fork_helper, stop_helper
 from generator.yamlfile import YMap, decode_yaml, read_bytes
 
 if TYPE_CHECKING:
     from generator.incremental.parsed import ParsedInputs
 
 
-@dataclass(frozen=True, slots=True)
-class Filters:
-    categories: tuple[str, ...] = FILTERS.default("categories")
-    since: int | None = FILTERS.default("since")
-    until: int | None = FILTERS.default("until")
-    coauthors: tuple[str, ...] = FILTERS.default("coauthors")
+Filters = config_class("Filters", FILTERS, __name__)
 
-
-@dataclass(frozen=True, slots=True)
-class AuthorConfig:
-    slug: str
-    name: str
-    path: str                    # as shown in messages, relative to the site root
-    affiliation: str | None = AUTHOR.default("affiliation")
-    links: tuple[Link, ...] = ()
-    bio: str = AUTHOR.default("bio")                # Markdown
-    aliases: tuple[str, ...] = AUTHOR.default("aliases")
-    sources: tuple[Source, ...] = AUTHOR.default("sources")
-    include: tuple[str, ...] = AUTHOR.default("include")
-    exclude: tuple[str, ...] = AUTHOR.default("exclude")
-    filters: Filters = Filters()
-    template: str = AUTHOR.default("template")
-    separate: tuple[tuple[str, str], ...] = AUTHOR.default("separate")   # record ids never merged
-    role: str | None = AUTHOR.default("role")
-    group: str | None = AUTHOR.default("group")
-    photo: Photo | None = None
-    pinned: tuple[str, ...] = AUTHOR.default("pinned")        # record ids, arXiv ids or DOIs
-    extra_links: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()   # (record id, (kind, URL)...)
+# An author: its slug (the file name) and its path as messages show it, then every key of the
+# author file, typed (the links, the photo, the sources and the filters as their own objects).
+AuthorConfig = config_class(
+    "AuthorConfig", AUTHOR, __name__, head=(("slug", "str"), ("path", "str")),
+    own={"links": ("tuple[Link, ...]", ()), "photo": ("Photo | None", None), "sources": ("tuple[Source, ...]", ()),
+         "extra_links": ("tuple[tuple[str, tuple[tuple[str, str], ...]], ...]", ()),   # (record id, (kind, URL)...)
+         "filters": ("Filters", Filters())},
+    doc="An author file's keys (generator.config.schema.AUTHOR), its slug and its path.")
 
 
 def load_authors(root: Path, parsed: ParsedInputs | None = None,
@@ -145,8 +128,6 @@ def _helping(reader: _Reader, names: list[str]) -> Iterator[None]:
     itself, and it reports nothing (the body reports every problem). Stopped when the body ends.
     Not when the first and the last file it would parse are parsed already (a rebuild: it would
     only take a core from the build to read what the build reads)."""
-    from generator.processes import fork_helper, stop_helper
-
     later = names[len(names) // 2:][::-1]
 
     def work() -> None:
@@ -189,15 +170,21 @@ def _load_author(raw: bytes, slug: str, display: str, root: Path,
     if groups and v["group"] is not None and v["group"] not in groups:
         ck.err(m.lines.get("group"), f"'group' must be one of site.yaml's groups ({', '.join(groups)}), found "
                                      f"{v['group']!r}; add it to 'groups' in site.yaml or correct it here")
-    author = AuthorConfig(
-        slug=slug, name=v["name"] or slug, path=display, affiliation=v["affiliation"],
-        links=links_of(v["links"]), bio=v["bio"], aliases=v["aliases"], sources=v["sources"],
-        include=v["include"], exclude=v["exclude"], filters=Filters(**v["filters"]) if v["filters"] else Filters(),
-        template=v["template"], separate=v["separate"], role=v["role"], group=v["group"],
-        photo=read_photo(ck, root, v["photo"], m.lines.get("photo")), pinned=v["pinned"],
-        extra_links=tuple(v["extra_links"].items()) if v["extra_links"] else (),
-    )
+    author = AuthorConfig(**{
+        **v, "slug": slug, "path": display, "name": v["name"] or slug, "links": links_of(v["links"]),
+        "filters": Filters(**v["filters"]) if v["filters"] else Filters(),
+        "photo": read_photo(ck, root, v["photo"], m.lines.get("photo")),
+        "extra_links": tuple(v["extra_links"].items()) if v["extra_links"] else ()})
     return author, ck.problems
+
+
+def author_problems(raw: bytes, slug: str, display: str, root: Path, groups: tuple[str, ...]) -> list[Problem]:
+    """Every problem the configuration finds in an author file's bytes (one not written yet too),
+    as 'authorsite check' reports them (used by 'authorsite triage' and 'new-author --from-issue')."""
+    try:
+        return _load_author(raw, slug, display, root, groups)[1]
+    except SiteError as exc:
+        return list(exc.problems or (Problem(exc.path or display, exc.line, exc.message),))
 
 
 def read_extra_links(ck: Checker, m: YMap, key: Key, where: str) -> dict[str, tuple[tuple[str, str], ...]]:

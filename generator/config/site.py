@@ -2,13 +2,12 @@
 
 ``load_site`` is the entry point of the whole configuration: it reads site.yaml, then
 every author file and page, and raises one ``SiteError`` listing every problem of every file.
-The dataclass defaults are the schema's, so each default is written once.
+The typed objects are made from the schema tables (generator.config.typed): each key is declared once.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
 from urllib.parse import urlsplit
@@ -18,6 +17,7 @@ from generator.config.authors import AuthorConfig, load_authors
 from generator.config.check import CONTROLS, OUTSIDE, Checker, outside, read_table
 from generator.config.pages import PageSource, load_pages
 from generator.config.schema import FETCH, SITE
+from generator.config.typed import config_class
 from generator.errors import Problem, SiteError
 from generator.yamlfile import YMap, read_yaml
 
@@ -27,40 +27,16 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
-class FetchPolicy:
-    arxiv_api: str = FETCH.default("arxiv_api")
-    delay_seconds: float = FETCH.default("delay_seconds")
-    page_size: int = FETCH.default("page_size")
-    max_results: int = FETCH.default("max_results")
-    timeout_seconds: float = FETCH.default("timeout_seconds")
-    retries: int = FETCH.default("retries")
-    retry_after_cap: float = FETCH.default("retry_after_cap")
+FetchPolicy = config_class("FetchPolicy", FETCH, __name__, doc="How 'authorsite fetch' talks to servers.")
 
 
-@dataclass(frozen=True, slots=True)
-class SiteConfig:
+class _Site:
+    """What a site's configuration derives from its keys."""
+
+    __slots__ = ()
     root: Path
-    title: str
-    base_url: str                # ends with '/'
-    description: str = SITE.default("description")
-    language: str = SITE.default("language")
-    theme: str = SITE.default("theme")
-    output_dir: str = SITE.default("output_dir")
-    contact: str | None = SITE.default("contact")
-    cname: str | None = SITE.default("cname")
-    paginate: int = SITE.default("paginate")
-    feed_size: int = SITE.default("feed_size")
-    citations: str | None = SITE.default("citations")   # 'openalex': show citation counts
-    venues: bool = SITE.default("venues")               # the per-venue index (generator.venues)
-    authors_shown: int = SITE.default("authors_shown")
-    groups: tuple[str, ...] = SITE.default("groups")   # the order of the authors' groups on the home page
-    accent: str | None = SITE.default("accent")        # '#rrggbb' with 4.5:1 on the light background
-    repository: str = SITE.default("repository")       # the site's GitHub repository: "Not mine?" links
-    fetch: FetchPolicy = FetchPolicy()
-    extra: Mapping[str, Any] = field(default_factory=dict)
-    authors: tuple[AuthorConfig, ...] = ()
-    pages: tuple[PageSource, ...] = ()
+    base_url: str
+    output_dir: str
 
     @property
     def base_path(self) -> str:
@@ -74,6 +50,15 @@ class SiteConfig:
     @property
     def cache_path(self) -> Path:
         return self.root / "content" / "cache"
+
+
+# The site's configuration: ``root``, then every key of site.yaml (base_url ends with '/'), then
+# its authors and pages.
+SiteConfig = config_class(
+    "SiteConfig", SITE, __name__, head=(("root", "Path"),), base=_Site,
+    own={"fetch": ("FetchPolicy", FetchPolicy())},
+    tail=(("authors", "tuple[AuthorConfig, ...]", ()), ("pages", "tuple[PageSource, ...]", ())),
+    doc="The site: site.yaml's keys (generator.config.schema.SITE), its authors and its pages.")
 
 
 def load_site(root: Path, base_url: str | None = None, parsed: ParsedInputs | None = None,

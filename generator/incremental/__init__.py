@@ -5,10 +5,12 @@ modules keep and writes the same bytes (tests/test_no_reuse.py). Each module is 
 reached from the pipeline through a few seams:
 
 - loading: ``inputs`` (each input file digested once; the "nothing changed" check),
-  ``parsed`` (parsed YAML and cache files kept by content), ``snapshot`` and ``hollow`` (each
-  author as the last build assembled it, its records filled on first use);
+  ``parsed`` (parsed YAML and cache files kept by content), ``snapshot``, ``hollow`` and ``values``
+  (each author as the last build assembled it, its records filled on first use);
 - planning: ``canonical`` (job digests encoded in C), ``subject_order`` and ``subject_jobs``
   (each subject's records and job digests kept while the subject is unchanged);
+- the preview: ``memory`` (what ``serve`` keeps between edits: configuration, store, authors,
+  the site-wide model; ``serve --no-reuse`` keeps none of it);
 - output: ``prelink`` (the staging folder linked from the last output while the build loads),
   ``early_index``, ``search_kept`` and ``search_patch`` (the search index patched from the
   last build's).

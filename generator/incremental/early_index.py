@@ -25,6 +25,7 @@ from pathlib import Path
 
 from generator.jobs import Job, Manifest
 from generator.output import clear_spare, index_scratch_dir, safe_rel
+from generator.processes import fork_helper, stop_helper
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +46,6 @@ class EarlyIndex:
         another digest for it; None when there is nothing to do or no fork."""
         if manifest is None or manifest.outputs.get(job.rel_path) == job.digest:
             return None
-        from generator.processes import fork_helper
-
         folder = index_scratch_dir(out_dir)
         try:
             folder.mkdir(mode=0o755)
@@ -85,8 +84,6 @@ class EarlyIndex:
 
     def stop(self) -> None:
         """Kill the helper if it still runs, and remove its folder."""
-        from generator.processes import stop_helper
-
         stop_helper(self.pid)
         self.pid = -1
         shutil.rmtree(self.folder, ignore_errors=True)

@@ -6,16 +6,13 @@ lists them (``key``), the subjects' and feeds' order (``year``, ``published``), 
 (``updated``), the subjects (``subjects``), the venue pages (``venue``); their digests are kept.
 Unpickling every field of 100,000 records at 1,000 x 100 was a third of a one-author rebuild,
 for records that no job which runs shows. So a kept author's records are made with those fields
-alone (``hollow``), and the first read of any other field of one of them (a page that shows it,
-an equality, a pickle) loads that author's records, kept pickled one by one, and sets every field
-of that record (``Record.__getattr__``, called only for a slot not set). Then each is a ``Record`` like any
-other: the same type, the same values, the same object (so every digest, partial and index keyed
-by the object still holds).
-
-The cost, paid on every build: a class with ``__getattr__`` reads its slots through the generic
-path (Python 3.11 does not specialise them): about +6 ns a ``getattr`` (Jinja's way) and +12 ns
-a ``r.title`` in Python, some 0.1 s of CPU over the 17 million field reads of a cold build at
-1,000 x 100.
+alone, as ``Hollow`` records (a subclass of ``Record`` with no slot of its own), and the first read
+of any other field of one of them (a page that shows it, an equality, a pickle) loads that
+author's records, kept pickled one by one, and sets every field of that record
+(``Hollow.__getattr__``, called only for a slot not set). Then it is a plain ``Record``: its class
+is set to ``Record``, with the same values and as the same object (so every digest, partial and
+index keyed by the object still holds). ``model.Record`` has no hook, so a cold build, which
+makes no hollow record, reads its slots by Python's fast path.
 
 A build that runs many jobs on forked processes fills its hollow records first (``fill``), in
 its own process, before it forks the processes that would each fill them again; once it is
@@ -29,18 +26,56 @@ from itertools import repeat
 from operator import attrgetter, itemgetter
 from typing import Any, Callable, Iterable, Sequence
 
-from generator.model import _FIELDS, _HOLLOW, Record, _set_fields
+from generator.incremental.values import COUNT, FIELDS as ALL_FIELDS, PEOPLE, set_fields
+from generator.model import Record
 
 FIELDS = ("key", "year", "published", "updated", "subjects", "venue")
 row = attrgetter(*FIELDS)   # what ``hollow`` takes of each record
-row_of = itemgetter(*(_FIELDS.index(name) for name in FIELDS))   # the same of its pickled_values
-VALUES = len(_FIELDS)   # how many pickled_values a record has
+row_of = itemgetter(*(ALL_FIELDS.index(name) for name in FIELDS))   # the same of its values_of
+VALUES = COUNT   # how many values_of a record has
 _KEY, _YEAR, _PUBLISHED, _UPDATED, _SUBJECTS, _VENUE = (Record.__dict__[name].__set__ for name in FIELDS)
+_NAMES = frozenset(ALL_FIELDS)
+
+# id of each hollow record -> what fills it, given the record (which holds the author's records,
+# so no id is reused while it is here).
+_HOLLOW: dict[int, Callable[[Any], None]] = {}
+
+
+class Hollow(Record):
+    """A record of which only ``FIELDS`` are set. The first read of another field fills every
+    field (``__getattr__`` is called only for a slot not set) and makes it a plain ``Record``
+    (``__class__`` set: the same slots, so the same object, digests and indexes keyed by it
+    still hold). ``model.Record`` itself has no hook: the cost of one (a class with
+    ``__getattr__`` reads its slots by the generic path) is paid by hollow records alone."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:  # noqa: ANN401
+        fill = _HOLLOW.get(id(self)) if name in _NAMES else None
+        if fill is not None:
+            fill(self)
+        return object.__getattribute__(self, name)   # else the very AttributeError
+
+    def __eq__(self, other: object) -> bool:
+        """Equal as the record it is once filled (a plain ``Record`` is never equal to another class)."""
+        fill = _HOLLOW.get(id(self))
+        if fill is None:
+            return NotImplemented
+        fill(self)
+        return self == other
+
+    __hash__ = Record.__hash__
+
+    def __reduce_ex__(self, protocol: Any) -> Any:  # noqa: ANN401
+        fill = _HOLLOW.get(id(self))
+        if fill is not None:
+            fill(self)
+        return object.__reduce_ex__(self, protocol)
 
 
 def hollow(rows: Sequence[tuple[Any, ...]], load: Callable[[], Sequence[tuple[Any, ...] | bytes]]) -> tuple[Record, ...]:
     """Records with only ``FIELDS`` set (``rows``: ``row`` of each). The first read of another
-    field of one of them calls ``load()`` for the ``model.pickled_values`` of them all, in order,
+    field of one of them calls ``load()`` for the ``values.values_of`` of them all, in order,
     each pickled (bytes) or not, and sets every field of that record alone (a subject's page
     shows one record of each of 50 authors: their other records stay hollow). ``load`` raises
     what it must (a ``SiteError``); values that are not these records' (another count, another
@@ -51,7 +86,7 @@ def hollow(rows: Sequence[tuple[Any, ...]], load: Callable[[], Sequence[tuple[An
 
 
 class _Author:
-    """The hollow records of one author, filled one by one (``model.Record.__getattr__`` calls
+    """The hollow records of one author, filled one by one (``Hollow.__getattr__`` calls
     it with the record) or all at once (``every``)."""
 
     __slots__ = ("records", "rows", "load", "values", "where")
@@ -83,14 +118,16 @@ class _Author:
             v = pickle.loads(v)
         if not (type(v) is tuple and len(v) == VALUES and row_of(v) == self.rows[i]):
             raise ValueError(f"the values loaded for hollow record {self.rows[i][0]} are not theirs")
-        _set_fields(self.records[i], v)
-        del _HOLLOW[id(self.records[i])]
+        r = self.records[i]
+        set_fields(r, v)
+        object.__setattr__(r, "__class__", Record)
+        del _HOLLOW[id(r)]
 
 
 def _hollow_record(values: tuple[Any, ...], new: Callable[[type], Record] = object.__new__) -> Record:
     """A record with only ``FIELDS`` set, as the generated ``__init__`` sets them (through the
     slots; unrolled: 100,000 of them a rebuild at 1,000 x 100)."""
-    r = new(Record)
+    r = new(Hollow)
     key, year, published, updated, subjects, venue = values
     _KEY(r, key)
     _YEAR(r, year)
@@ -120,7 +157,10 @@ def unread(groups: Iterable[Sequence[Record]]) -> int:
 
 def forget(groups: Iterable[Sequence[Record]]) -> None:
     """Let the hollow records of ``groups`` go, never filled (the build that loaded them is over:
-    the process's registry of hollow records would keep them alive)."""
+    the process's registry of hollow records would keep them alive), and the build's people
+    (``values.PEOPLE``) once no hollow record is left to fill."""
     for records in groups:
         for r in records:
             _HOLLOW.pop(id(r), None)
+    if not _HOLLOW:
+        PEOPLE.clear()

@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 from typing import Callable, TypeVar
 
+from generator.incremental import values
 from generator.incremental.inputs import code_digest
 
 log = logging.getLogger(__name__)
@@ -175,7 +176,7 @@ def _write(path: Path, key: bytes, value: object) -> None:
     """Through a temporary file and ``os.replace``: a reader sees the old entry or the new one.
     No fsync (2,000 of them would cost seconds): a torn entry after a crash fails its checksum."""
     try:
-        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        payload = values.dumps(value)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         with open(tmp, "wb") as f:

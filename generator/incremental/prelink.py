@@ -36,8 +36,10 @@ from pathlib import Path
 from typing import Iterator
 
 from generator.errors import SiteError
-from generator.jobs import Job, Manifest, manifest_path
-from generator.output import MARKER, check_output_dir, normalize_added, normalize_tree, safe_rel, spare_dir
+from generator.files import link_file
+from generator.jobs import Job, Manifest, link_job, manifest_path
+from generator.output import MARKER, check_output_dir, empty, normalize_added, normalize_tree, safe_rel, spare_dir
+from generator.processes import fork_helper, stop_helper
 from generator.sitesize import SiteSize
 
 log = logging.getLogger(__name__)
@@ -86,9 +88,6 @@ def link_outputs(outputs: list[str], out_dir: Path, folder: Path) -> None:
     or the umask may have narrowed the folders made) and its ``REPORT`` says the files and bytes
     it holds and the outputs not linked, so that the build normalizes only what it adds
     (``Prelink.take``): walking 9,000 files took it 0.1 s at 1,000 x 100."""
-    from generator.files import link_file
-    from generator.output import empty
-
     try:
         os.rename(spare_dir(out_dir), folder)   # atomic: a build that holds the lock makes its own
         seeded = True
@@ -170,8 +169,6 @@ class Prelink:
         manifest = Manifest.read(manifest_path(root, out_dir))
         if manifest is None or out_dir.is_symlink() or not (out_dir / MARKER).is_file():
             return None
-        from generator.processes import fork_helper
-
         folder = prelink_dir(out_dir, os.getpid())
         pid = fork_helper(functools.partial(link_outputs, sorted(manifest.outputs), out_dir, folder))
         return None if pid < 0 else cls(manifest, out_dir, pid, folder)
@@ -189,8 +186,6 @@ class Prelink:
 
     def stop(self) -> None:
         """Kill the helper if it still runs, and remove its folder (links only) if not taken."""
-        from generator.processes import stop_helper
-
         stop_helper(self.pid)
         self.pid = -1
         _remove(self.folder)
@@ -274,8 +269,6 @@ class Staging:
     def place(self, staging: Path, out_dir: Path, manifest: Manifest | None, reuse: list[Job], run: list[Job]) -> None:
         """Link the ``reuse`` jobs' outputs into ``staging`` from ``out_dir`` (those the helper has
         not); remove the helper's files of other jobs (``prune``). ``run`` are the jobs to make."""
-        from generator.jobs import link_job
-
         if self.seeded and manifest is not None:   # the last build's files are in staging already
             removed, self.emptied = prune(staging, manifest, {j.rel_path for j in reuse})
             if self.base is not None:

@@ -33,10 +33,16 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from generator import cache
 
-from generator.incremental import hollow
+from generator.assemble import assemble_author
 from generator.errors import SiteError
+from generator.incremental import hollow
+from generator.incremental.subject_order import order_digest
+from generator.incremental.values import values_of
 from generator.jobs import Digester
-from generator.model import Author, Record, pickled_values
+from generator.model import Author, Record
+from generator.processes import fork_helper, stop_helper
+from generator.store import Reader, incomplete_sources
+from generator.taxonomy import load_taxonomy
 
 if TYPE_CHECKING:
     from generator.config import AuthorConfig, SiteConfig
@@ -196,9 +202,6 @@ _MAIN_SHARE = 48
 def _make(config: SiteConfig, todo: Sequence[tuple[int, AuthorConfig, bytes]], found: list[AuthorPart | None],
           parsed: ParsedInputs) -> None:
     """Make the parts of ``todo`` (index, author, key) into ``found``, and keep each in ``parsed``."""
-    from generator.store import Reader
-    from generator.taxonomy import load_taxonomy
-
     if not todo:
         return
     reader, tax, contents = Reader(config), load_taxonomy(), Digester()
@@ -246,14 +249,14 @@ def _taken(value: object, config: SiteConfig, a: AuthorConfig, key: bytes, parse
 
 
 def _pickled(records: Sequence[Record]) -> tuple[bytes, ...]:
-    """The records' entry: each one's ``pickled_values`` pickled alone, so a page that shows one
+    """The records' entry: each one's ``values_of`` pickled alone, so a page that shows one
     record of an author unpickles that one (generator.incremental.hollow)."""
-    return tuple(pickle.dumps(pickled_values(r), protocol=pickle.HIGHEST_PROTOCOL) for r in records)
+    return tuple(pickle.dumps(values_of(r), protocol=pickle.HIGHEST_PROTOCOL) for r in records)
 
 
 def _records(config: SiteConfig, a: AuthorConfig, key: bytes, parsed: ParsedInputs,
              rows: tuple[tuple[Any, ...], ...]) -> Sequence[tuple[Any, ...] | bytes]:
-    """The ``pickled_values`` of the records of a kept author (``_taken``), each pickled: from
+    """The ``values_of`` of the records of a kept author (``_taken``), each pickled: from
     their entry, else (deleted or damaged since) from its cache files, assembled again and kept
     anew. (Had those files changed since the build read their digests, with the same five fields,
     this build would show their new text under the old digests; the next one, keyed by their new
@@ -263,11 +266,8 @@ def _records(config: SiteConfig, a: AuthorConfig, key: bytes, parsed: ParsedInpu
             and all(type(b) is bytes for b in hit[0]):
         return hit[0]
     log.debug("%s: its kept records are gone; assembled again", a.slug)
-    from generator.store import Reader
-    from generator.taxonomy import load_taxonomy
-
     records = make_part(config, a, Reader(config).read(a), load_taxonomy(), Digester()).author.records
-    values = tuple(map(pickled_values, records))
+    values = tuple(map(values_of, records))
     if not _fit(values, rows):
         raise SiteError(f"the cache files of author '{a.slug}' changed while the site was being built",
                         path=a.path, hint="build again")
@@ -276,7 +276,7 @@ def _records(config: SiteConfig, a: AuthorConfig, key: bytes, parsed: ParsedInpu
 
 
 def _fit(values: object, rows: tuple[tuple[Any, ...], ...]) -> bool:
-    """Whether ``values`` are ``pickled_values`` of records whose ``hollow.row`` are ``rows``."""
+    """Whether ``values`` are ``values_of`` of records whose ``hollow.row`` are ``rows``."""
     return (isinstance(values, tuple) and len(values) == len(rows)
             and all(type(v) is tuple and len(v) == hollow.VALUES and hollow.row_of(v) == r for v, r in zip(values, rows)))
 
@@ -288,8 +288,6 @@ def _share(config: SiteConfig, todo: list[tuple[AuthorConfig, bytes]], parsed: P
     loads what the helper kept, and makes whatever it did not (a failed or killed helper, no
     fork, a cache that is not written), so every error is reported by the build's process, as
     without it. Leaving early (an error, a signal) stops the helper."""
-    from generator.processes import fork_helper, stop_helper
-
     work = functools.partial(_make, config, [(i, a, key) for i, (a, key) in enumerate(todo)], [None] * len(todo), parsed)
     pid = fork_helper(work) if todo and parsed.write else -1
 
@@ -307,10 +305,6 @@ def _share(config: SiteConfig, todo: list[tuple[AuthorConfig, bytes]], parsed: P
 
 def make_part(config: SiteConfig, a: AuthorConfig, store: Store, tax: object, contents: Digester) -> AuthorPart:
     """One author assembled from ``store`` (what was read of its cache files)."""
-    from generator.assemble import assemble_author
-    from generator.store import incomplete_sources
-    from generator.incremental.subject_order import order_digest
-
     author = assemble_author(a, store, tax, config.citations)  # type: ignore[arg-type]
     return AuthorPart(
         author=author, contents=tuple(contents.content(r) for r in author.records), order=order_digest(author.records),

@@ -143,10 +143,10 @@ def test_a_failed_build_lets_its_hollow_records_go(tmp_path: Path) -> None:
     gone = cache_file(config.cache_path, config.authors[4].slug, config.authors[4].sources[0])
     assert gone is not None
     gone.unlink()   # a source never fetched, which --strict refuses
-    before = len(model._HOLLOW)
+    before = len(hollow._HOLLOW)
     with pytest.raises(SiteError, match="--strict"):
         build(root, strict=True, workers=1)
-    assert len(model._HOLLOW) == before
+    assert len(hollow._HOLLOW) == before
 
 
 def test_cache_files_changed_under_a_build_stop_it(tmp_path: Path) -> None:

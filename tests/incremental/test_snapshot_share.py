@@ -91,14 +91,14 @@ def test_no_helper_parses_author_files_when_they_are_parsed_already(tmp_path: Pa
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """A rebuild finds the helper's first and last files parsed: no process is forked to read
     the cache the build reads anyway; one of them edited, the helper is forked as before."""
-    from generator import processes
+    from generator.config import authors as config_authors
     from generator.config.authors import _HELP_FROM
     from generator.config.site import load_site as load
 
     root = synthetic_site(tmp_path / "syn", authors=_HELP_FROM + 4, records=1)
     forked: list[object] = []
-    real = processes.fork_helper
-    monkeypatch.setattr(processes, "fork_helper", lambda work: forked.append(work) or real(work))
+    real = config_authors.fork_helper
+    monkeypatch.setattr(config_authors, "fork_helper", lambda work: forked.append(work) or real(work))
     first = load(root, parsed=ParsedInputs(root), helper=True)
     assert len(forked) == 1
     assert load(root, parsed=ParsedInputs(root), helper=True) == first and len(forked) == 1

@@ -10,7 +10,7 @@ from pathlib import Path
 from test_jobs import assert_same_as_clean, cli, synthetic_site
 
 from generator import jobs
-from generator.build import _assemble, _read_cache, load_config, plan_site
+from generator.pipeline import _assemble, _read_cache, load_config, plan_site
 from generator.cache import cache_file, read_entry, write_entry
 from generator.incremental.inputs import read_inputs
 from generator.incremental.parsed import ParsedInputs

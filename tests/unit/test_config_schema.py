@@ -184,3 +184,25 @@ def test_feed_size(tmp_path: Path) -> None:
     with pytest.raises(SiteError) as info:
         load_site(root)
     assert [str(p) for p in info.value.problems] == ["site.yaml:2: 'feed_size' must be from 1 to 10000, found 0"]
+
+
+def test_each_key_of_a_table_is_the_typed_attribute_declared_once() -> None:
+    """The typed configuration objects are made from the schema tables (generator.config.typed): a
+    key added to a table is an attribute, with the table's default, and no attribute exists that
+    no table or no reader gives."""
+    import dataclasses
+
+    from generator.config.authors import AuthorConfig, Filters
+    from generator.config.schema import AUTHOR, FETCH, FILTERS, SITE
+    from generator.config.site import FetchPolicy, SiteConfig
+
+    cases = [(SiteConfig, SITE, ["root"], ["authors", "pages"]), (FetchPolicy, FETCH, [], []),
+             (AuthorConfig, AUTHOR, ["slug", "path"], []), (Filters, FILTERS, [], [])]
+    for cls, table, head, tail in cases:
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        assert list(fields) == [*head, *table.names, *tail], cls.__name__
+        for key in table.keys:
+            f = fields[key.name]
+            if key.type not in ("section", "sources", "record_links") and key.name != "photo" and not key.required:
+                default = f.default_factory() if f.default is dataclasses.MISSING else f.default
+                assert default == key.default, (cls.__name__, key.name)
