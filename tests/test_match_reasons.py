@@ -13,13 +13,14 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+import yaml
 
 from generator import cache, matching
 from generator.config import load_site
 from generator.model import Record
 from generator.sources.arxiv import parse_page
 from generator.sources.orcid import parse_works
-from helpers import build, parse_html, run_cli
+from helpers import REPO, build, parse_html, run_cli
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 ORCID_ID = "0000-0002-9341-7985"   # the iD of the recorded ORCID answer
@@ -158,6 +159,18 @@ def test_a_merged_record_takes_the_strongest_identifier() -> None:
                                   rec("identifier:orcid")]) == "confirmed:orcid"
     assert matching.merged_match([rec("identifier:feed"), rec("identifier:dblp")]) == "identifier:dblp"
     assert matching.merged_match([rec("name:arxiv-query"), rec("name:arxiv-query")]) == "name:arxiv-query"
+
+
+def test_the_not_mine_link_fills_fields_the_issue_form_has() -> None:
+    """The link names the form a new site gets and only fields that form declares."""
+    form_path = REPO / "generator/scaffold/github/ISSUE_TEMPLATE/not-mine.yml"
+    form = yaml.safe_load(form_path.read_text("utf-8"))
+    declared = {item["id"] for item in form["body"] if "id" in item}
+    url = matching.not_mine_url("https://github.com/o/site", "ada", Record(key="arxiv:2401.00001", title="T",
+                                year=2024, arxiv_id="2401.00001"), "https://x.org/authors/ada/#r-2401-00001")
+    query = parse_qs(urlsplit(url).query)
+    assert query["template"] == [form_path.name]
+    assert set(query) - {"template", "title"} <= declared and {"author", "record", "page"} <= declared
 
 
 def test_the_not_mine_link_is_url_encoded() -> None:
