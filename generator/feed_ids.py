@@ -69,6 +69,7 @@ class FeedIds:
     ids: Mapping[str, str]
     announced: tuple[Announcement, ...]
     memory: Memory
+    changed: bool = True      # the memory is not the one the build started from (so it is written)
 
     def announcements(self, keys: Iterable[str], limit: int) -> tuple[Announcement, ...]:
         """The newest ``limit`` announcements of the records ``keys``."""
@@ -96,17 +97,25 @@ def resolve(memory: Memory, authors: Iterable[Author]) -> FeedIds:
     moved: dict[str, str] = {}       # a known key -> the new key of its record
     fresh: list[Announcement] = []
     done = {a.id for a in memory.announced}
-    for key in sorted(records):
-        r = records[key]
-        old = key if key in memory.known else (_grew_from(r, memory, records, moved) if memory.known else None)
-        entry = (memory.ids.get(old) or default_id(old)) if old is not None else default_id(key)
-        if old is not None and old != key:
-            moved[old] = key
-        if old is not None and not memory.known[old] and r.venue and entry + "#published" not in done:
-            fresh.append(Announcement(entry + "#published", key, r.venue, r.year, seq, _updated(r)))
-        known[key] = bool(r.venue)
+    was, own = memory.known, memory.ids
+    for key, r in records.items():    # in site order: which new record takes a known key is deterministic
+        venue = r.venue
+        known[key] = bool(venue)
+        if key in was:                # the usual case: a known key, its id as it was
+            if key in own:
+                kept_ids[key] = own[key]
+            if venue and not was[key] and (entry := own.get(key) or default_id(key)) + "#published" not in done:
+                fresh.append(Announcement(entry + "#published", key, venue, r.year, seq, _updated(r)))
+            continue
+        old = _grew_from(r, memory, records, moved) if was else None
+        if old is None:
+            continue                  # a new record: its own id, nothing to announce
+        moved[old] = key
+        entry = own.get(old) or default_id(old)
         if entry != default_id(key):
             kept_ids[key] = entry
+        if venue and not was[old] and entry + "#published" not in done:
+            fresh.append(Announcement(entry + "#published", key, venue, r.year, seq, _updated(r)))
     for key, had in memory.known.items():     # records gone (for now) stay known, with their ids
         if key not in known and key not in moved:
             known[key] = had
@@ -116,7 +125,7 @@ def resolve(memory: Memory, authors: Iterable[Author]) -> FeedIds:
                      for a in memory.announced)
     announced = (*sorted(fresh, key=lambda a: a.id), *old_ones)[:KEPT_ANNOUNCEMENTS]
     new = Memory(seq if fresh else memory.seq, known, kept_ids, announced)
-    return FeedIds({k: v for k, v in kept_ids.items() if k in records}, announced, new)
+    return FeedIds({k: v for k, v in kept_ids.items() if k in records}, announced, new, new != memory)
 
 
 def _updated(r: Record) -> str:
