@@ -169,8 +169,12 @@ def _memory(data: Any) -> Memory:  # noqa: ANN401
         announced = tuple(Announcement(str(a["id"]), str(a["key"]), str(a["venue"]),
                                        None if a["year"] is None else int(a["year"]), int(a["seq"]), str(a["updated"]))
                           for a in data["announced"])
-        return Memory(int(data["seq"]), {str(k): bool(v) for k, v in data["known"].items()},
-                      {str(k): str(v) for k, v in data["ids"].items()}, announced)
+        known, own = data["known"], data["ids"]   # (JSON's keys are texts; the values are checked in C)
+        if not (isinstance(known, dict) and set(map(type, known.values())) <= {bool}):
+            raise ValueError("'known' must map record keys to true or false")
+        if not (isinstance(own, dict) and set(map(type, own.values())) <= {str}):
+            raise ValueError("'ids' must map record keys to entry ids")
+        return Memory(int(data["seq"]), known, own, announced)
     except (AttributeError, KeyError, TypeError, ValueError) as exc:
         raise SiteError(f"the feeds' memory is damaged ({exc})", path=str(MEMORY),
                         hint="restore it from git (git checkout -- content/cache/feed-ids.json)") from exc
