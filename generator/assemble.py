@@ -17,9 +17,11 @@ from urllib.parse import urlsplit
 
 from generator.config import AuthorConfig, SiteConfig
 from generator.config.accent import dark_variant
+from generator.feed_ids import Memory, resolve
 from generator.filters import decide, normalize_name
 from generator.latex import tex_to_text
 from generator.markup import markdown_to_html
+from generator.matching import tagged
 from generator.merge import merge_records
 from generator.model import Author, Page, Record, SiteModel, Subject
 from generator.sources.registry import kind_of
@@ -29,11 +31,13 @@ from generator.taxonomy import Category, Taxonomy
 
 def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
              authors: tuple[Author, ...] | None = None, subjects: tuple[Subject, ...] | None = None,
-             listed: tuple[Mapping[str, tuple[str, ...]], tuple[Record, ...]] | None = None) -> SiteModel:
+             listed: tuple[Mapping[str, tuple[str, ...]], tuple[Record, ...]] | None = None,
+             feeds: Memory | None = None) -> SiteModel:
     """The site model. ``authors``: each author of ``config`` already assembled (``assemble_author``;
     the preview keeps those whose inputs did not change); ``subjects``: ``subjects_of(authors)``,
     and ``listed``: (``record_authors(authors)``, ``newest(authors, config.feed_size)``), made
-    already (a build takes them from the last build when it can, generator.incremental.subject_order)."""
+    already (a build takes them from the last build when it can, generator.incremental.subject_order);
+    ``feeds``: what the feeds published before (generator.feed_ids), whose entry ids they keep."""
     if authors is None:
         authors = tuple(assemble_author(a, store, taxonomy, config.citations) for a in config.authors)
     if listed is None:
@@ -55,7 +59,8 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
         cname=config.cname, extra=config.extra, people=people,
         feed_size=config.feed_size, authors_shown=config.authors_shown, venues=config.venues, groups=_groups(config),
         accent=(config.accent, dark_variant(config.accent)) if config.accent else None,
-        newest=listed[1],
+        repository=config.repository,
+        newest=listed[1], feeds=resolve(feeds, authors) if feeds is not None else None,
     )
 
 
@@ -81,16 +86,18 @@ def _groups(config: SiteConfig) -> tuple[str, ...]:
 
 
 def kept_records(author: AuthorConfig, store: Store) -> list[Record]:
-    """Typed-in records and the fetched ones the filters keep, before merging."""
+    """Typed-in records and the fetched ones the filters keep, before merging, each with why it is
+    the author's (``Record.match``, generator.matching)."""
     out: list[Record] = []
+    include = frozenset(author.include)
     for source in author.sources:
         kind = kind_of(source)
         records = kind.records(source, store.entry(author.slug, source))
         if kind.cache_key(source) is None:      # typed in: always kept
-            out.extend(records)
+            out.extend(tagged(records, kind.match(source)))
             continue
         cats = kind.categories(source)
-        out.extend(r for r in records if decide(author, r, cats).kept)
+        out.extend(tagged((r for r in records if decide(author, r, cats).kept), kind.match(source), include))
     return out
 
 

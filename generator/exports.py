@@ -31,11 +31,13 @@ import dataclasses
 import json
 import re
 import unicodedata
+from collections import Counter
 from functools import lru_cache
 from typing import Any
 
 import orjson
 
+from generator import matching
 from generator.latex import tex_to_text
 from generator.model import Author, Person, Record, SiteModel
 from generator.names import bibtex_name, csl_name, split_name
@@ -275,6 +277,8 @@ def csl_item(r: Record) -> dict[str, Any]:
     if r.citations is not None:   # only when the site shows citations (assemble drops them otherwise)
         cited = f"Cited by {r.citations} (OpenAlex, {r.citations_date or 'date unknown'})"
         item["note"] = f"{item['note']}; {cited}" if "note" in item else cited
+    if r.match:   # why it is the author's (generator.matching), in CSL-JSON's field for what CSL has no name for
+        item["custom"] = {"match": r.match, "match-reason": matching.words(r.match)}
     return item
 
 
@@ -285,14 +289,23 @@ def to_csl_json(author: Author) -> bytes:
 def authors_index(site: SiteModel) -> bytes:
     """data.json: a small index of the authors, for scripts: each author's name, slug, number of
     records and the URLs of their page, CSL-JSON export (null for an author with no records, who
-    has none) and feed. No records: those are in each author's publications.json (the whole site's
+    has none) and feed; how its records were matched (``matched``: the count of each basis, and
+    the ids of the records matched by name only, generator.matching). No records: those are in each author's publications.json (the whole site's
     records in one file grew to 145 MB at 1,000 x 100, and duplicated every export)."""
     urls = Urls(site.base_url)
-    authors = [{"name": a.name, "slug": a.slug, "records": len(a.records),
+    authors = [{"name": a.name, "slug": a.slug, "records": len(a.records), "matched": _matched(a),
                 "url": urls.abs_url_for("author", a.slug),
                 "publications": urls.abs_url_for("author_csl", a.slug) if a.records else None,
                 "feed": urls.abs_url_for("author_feed", a.slug)} for a in site.authors]
     return _dumps({"title": site.title, "authors": authors})
+
+
+def _matched(a: Author) -> dict[str, Any]:
+    """How an author's records were matched: a count per basis (identifier, confirmed, name) and
+    the record ids of the name-only ones, which "Not mine?" and ``authorsite review`` name."""
+    counts = Counter(matching.basis(r.match) or "unknown" for r in a.records)
+    return {**{b: counts[b] for b in (matching.IDENTIFIER, matching.CONFIRMED, matching.NAME)},
+            "name_only": [matching.record_id(r) for r in a.records if matching.is_name_only(r)]}
 
 
 def _dumps(data: Any, newline: bool = True) -> bytes:  # noqa: ANN401

@@ -25,6 +25,7 @@ from itertools import combinations
 from typing import Any, Iterable, Sequence
 
 from generator import ids
+from generator.matching import merged_match
 from generator.model import Record
 
 _TAG = re.compile(r"<[^<>]{0,40}>")          # <i>, <sub>, <sup> in DBLP and OpenAlex titles
@@ -143,7 +144,7 @@ def _rank(r: Record) -> tuple[Any, ...]:
     return (not r.arxiv_id, -(r.version or 0), r.order, r.source, r.key, r.title, r.year or 0, r.doi or "",
             r.published or "", r.updated or "", r.venue or "", r.source_ids, r.abstract, r.journal_ref or "",
             r.comment or "", r.url or "", r.subjects, r.primary_subject or "", r.other_terms, r.links,
-            r.origins, -1 if r.citations is None else r.citations, r.citations_date or "",
+            r.origins, -1 if r.citations is None else r.citations, r.citations_date or "", r.match,
             tuple((p.name, p.affiliations) for p in r.authors))
 
 
@@ -242,7 +243,8 @@ class _Groups:
 
 # ----------------------------------------------------------------------------- the merged record
 
-_OWN_RULES = frozenset({"key", "order", "doi", "origins", "source_ids", "links", "citations", "citations_date"})
+_OWN_RULES = frozenset({"key", "order", "doi", "origins", "source_ids", "links", "citations", "citations_date",
+                        "match"})
 _FIELDS = tuple(f.name for f in dataclasses.fields(Record) if f.name not in _OWN_RULES)
 
 
@@ -254,7 +256,8 @@ def _group(ranked: Sequence[Record], members: list[int], decisions: list[Decisio
 
 def combine(parts: Sequence[Record]) -> Record:
     """One record from several of one work, in rank order: the first (the arXiv record, newest
-    version) gives each field, the others fill its gaps; the year is the published version's
+    version) gives each field, the others fill its gaps; a name match joined with an identifier's is
+    confirmed by it (generator.matching); the year is the published version's
     (the part that gives the venue) when it differs from the preprint's; the published DOI wins over an arXiv DOI; origins, source ids and links of every part are kept; the highest citation count."""
     first = parts[0]
     changes: dict[str, Any] = {}
@@ -281,6 +284,7 @@ def combine(parts: Sequence[Record]) -> Record:
         links=_unique(link for p in parts for link in p.links),
         citations=best.citations if best else None,
         citations_date=best.citations_date if best else None,
+        match=merged_match(parts),
     )
 
 

@@ -45,6 +45,7 @@ class Person:
 # is always written; its JSON kind comes from its type (``JSON_KINDS``).
 WHEN_SET = MappingProxyType({"json": "when set"})   # written only when it has a value
 NOT_IN_JSON = MappingProxyType({"json": "never"})   # not written (``order``: the position in its source)
+DERIVED = MappingProxyType({"json": "derived"})   # not written nor read: set when the site is assembled
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +78,9 @@ class Record:
     links: tuple[tuple[str, str], ...] = field(default=(), metadata=WHEN_SET)  # (kind, URL): code, slides, video ...
     citations: int | None = field(default=None, metadata=WHEN_SET)  # cited_by_count (OpenAlex)
     citations_date: str | None = field(default=None, metadata=WHEN_SET)  # ISO 8601 date the count was fetched
+    # Why the record is on its author's page, "BASIS:HOW" (generator.matching): made at assemble time
+    # from the source that gave it, never cached (the same cache file serves an ids list and a query).
+    match: str = field(default="", metadata=DERIVED)
 
     @property
     def abs_url(self) -> str | None:
@@ -230,9 +234,13 @@ class SiteModel:
     venues: bool = False       # the per-venue index is built (site.yaml venues: true; generator.venues)
     groups: tuple[str, ...] = ()  # the order of the authors' groups on the home page (site.yaml)
     accent: tuple[str, str] | None = None  # site.yaml's accent and its dark-scheme variant (config.accent)
+    repository: str = ""       # the site's GitHub repository (site.yaml): "Not mine?" links (generator.matching)
     # The site feed's records: the newest feed_size of every author's, each once (assemble.newest;
     # None: made when planned). Site-wide, so the preview keeps it while no author's records change.
     newest: tuple[Record, ...] | None = None
+    # The feeds' entry ids that differ from their records' own, and the "published" announcements
+    # (generator.feed_ids.FeedIds; None: every id is the record's own, nothing announced).
+    feeds: Any = None
 
     @property
     def author_by_slug(self) -> dict[str, Author]:

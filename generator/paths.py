@@ -11,6 +11,8 @@ SOURCE_THEME = PACKAGE.parent / "themes" / "default"
 # 'nothing changed' check must find the output folder before importing the config package.
 DEFAULT_OUTPUT_DIR = "output"
 TOOL_DIR = ".authorsite"  # the site's own folder of what builds keep (manifests, parsed inputs, locks, the spare)
+# The feeds' memory of the entry ids they published (generator.feed_ids): an input the build itself writes.
+FEED_MEMORY = Path("content") / "cache" / "feed-ids.json"
 
 
 def builtin_theme_dir() -> Path:

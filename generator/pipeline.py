@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from generator import jobs
+from generator import feed_ids, jobs
 from generator.assemble import assemble
 from generator.buildinfo import BuildResult, Clock
 from generator.config import load_site
@@ -76,7 +76,7 @@ def run(root: Path, clock: Clock, inputs: Inputs, target: Path | None, *, base_u
             authors.keep_digests(digester, parsed, last)
             clock.stage("plan jobs")
             total, size, rendered = _run(pool, config, planned, target, inputs.digest, clock, early, prelink,
-                                         functools.partial(hollow.fill, kept), reuse)
+                                         functools.partial(hollow.fill, kept), reuse, lambda: _remember(root, site, inputs))
         finally:
             for helper in (early, prelink):
                 if helper is not None:
@@ -146,7 +146,7 @@ def _assemble(config: SiteConfig, authors: Authors, parsed: ParsedInputs | None 
     orders = [p.order for p in authors.parts]
     made = subjects(authors.authors, orders, tax, parsed)
     listed = listings(authors.authors, orders, config.feed_size, parsed)
-    site = assemble(config, Store(), tax, authors.authors, made, listed)
+    site = assemble(config, Store(), tax, authors.authors, made, listed, feed_ids.read(config.root))
     log.info("assembled %s, %s", plural(len(site.authors), "author"), plural(len(site.subjects), "subject"))
     return site
 
@@ -213,14 +213,25 @@ def _prelink(root: Path, target: Path | None, workers: int) -> Prelink | None:
     return None if target is None else Prelink.start(root, target, workers)
 
 
+def _remember(root: Path, site: SiteModel, inputs: Inputs) -> str:
+    """Once the output is swapped in: the feeds' memory of the ids they published written
+    (generator.feed_ids), when it changed; the inputs digest the manifest records with it."""
+    if site.feeds is None or not site.feeds.changed or not feed_ids.write(root, site.feeds.memory):
+        return inputs.digest
+    log.debug("wrote %s", feed_ids.MEMORY)
+    return inputs.with_memory(feed_ids.to_bytes(site.feeds.memory))
+
+
 def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, inputs: str,
          clock: Clock, early: EarlyIndex | None = None, prelink: Prelink | None = None,
-         fill: Callable[[], int] = int, reuse: bool = True) -> tuple[int, SiteSize, int]:
+         fill: Callable[[], int] = int, reuse: bool = True,
+         swapped: Callable[[], str] | None = None) -> tuple[int, SiteSize, int]:
     """Reuse what is unchanged, run the rest into staging (but the search index that ``early``
     made, when it made this one), swap it in, then write the manifest. Returns (bytes written,
     the output's size, jobs run); ``reuse=False``: the last build's manifest is not read, so
     every job runs. ``fill`` reads the build's hollow records (generator.incremental.hollow)
-    when many jobs run, before the render processes fork."""
+    when many jobs run, before the render processes fork. ``swapped``: called once the output is
+    swapped in, before the manifest is written; the inputs digest to record (``_remember``)."""
     path = jobs.manifest_path(config.root, target)
     rendered = [0]
     manifest: jobs.Manifest | None = None
@@ -256,7 +267,8 @@ def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, 
                                  seed=functools.partial(staged.seed, manifest, target),
                                  normalize=functools.partial(staged.normalize, planned))
         clock.stage("swap")
-        jobs.Manifest(inputs, {j.rel_path: j.digest for j in planned}).write(path)
+        recorded = swapped() if swapped is not None else inputs
+        jobs.Manifest(recorded, {j.rel_path: j.digest for j in planned}).write(path)
     return total, size, rendered[0]
 
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 # page its author, a subject page its records, each record with who lists it): never digested
 # whole into every job's. What every page reads of the authors (their slugs and names, through
 # ``authors_by_slug``) is (``site_values``).
-PLANNED = frozenset({"authors", "subjects", "record_authors", "newest"})
+PLANNED = frozenset({"authors", "subjects", "record_authors", "newest", "feeds"})
 
 
 def site_values(site: SiteModel) -> tuple[tuple[str, object], ...]:

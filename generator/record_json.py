@@ -42,10 +42,12 @@ def _json_field(f: Field) -> JsonField:
                      f.default if has_default else None)
 
 
-JSON_FIELDS = tuple(_json_field(f) for f in fields(Record) if f.metadata.get("json") != "never")
+JSON_FIELDS = tuple(_json_field(f) for f in fields(Record) if f.metadata.get("json") not in ("never", "derived"))
 # Fields the JSON does not hold, given by the reader instead: only the position in the source.
 _GIVEN = tuple(f.name for f in fields(Record) if f.metadata.get("json") == "never")
 assert _GIVEN == ("order",), _GIVEN
+# Fields made when the site is assembled (model.DERIVED): read back as their default.
+_DERIVED = {f.name: f.default for f in fields(Record) if f.metadata.get("json") == "derived"}
 
 
 # Each JSON kind's two expressions, over a value ``{v}``: (the field's value from the JSON's, in
@@ -81,7 +83,8 @@ def _compile(name: str, lines: list[str]) -> Callable[..., Any]:
 _by_name = {f.name: f for f in JSON_FIELDS}
 json_fields: Callable[[Mapping[str, Any], int], dict[str, Any]] = _compile("json_fields", [
     "def json_fields(d, order=0):",
-    "    return {" + ", ".join(f"{n!r}: " + (n if n in _GIVEN else _read(_by_name[n]))
+    "    return {" + ", ".join(f"{n!r}: " + (n if n in _GIVEN else repr(_DERIVED[n]) if n in _DERIVED
+                                          else _read(_by_name[n]))
                            for n in (f.name for f in fields(Record))) + "}",
 ])
 to_json: Callable[[Record], dict[str, Any]] = _compile("to_json", [

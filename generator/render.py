@@ -24,6 +24,7 @@ from generator import routes
 from generator import assemble
 from generator.errors import SiteError
 from generator.exports import authors_index, to_bibtex, to_csl_json
+from generator.feed_ids import Announcement, FeedIds
 from generator.model import Author, Record, SiteModel, Subject, SubjectHeading
 from generator.routes import Route, Urls
 from generator.taxonomy import Taxonomy
@@ -57,11 +58,12 @@ def plan_pages(site: SiteModel, taxonomy: Taxonomy) -> list[PagePlan]:
         plans += _subject_pages(s, site.paginate)
         plans.append(_feed(routes.subject(s.code), f"{s.name} ({s.code}) · {site.title}",
                            f"Records in {s.name} by the profiled authors.", s.records[:site.feed_size],
-                           subject_group(s.code)))
+                           subject_group(s.code), site.feeds))
     if site.venues:
         plans += _venue_pages(site)
     newest = site.newest if site.newest is not None else assemble.newest(site.authors, site.feed_size)
-    plans.append(_feed(routes.home(), site.title, "New records of the profiled authors.", newest[:site.feed_size]))
+    plans.append(_feed(routes.home(), site.title, "New records of the profiled authors.", newest[:site.feed_size],
+                       feeds=site.feeds, announce=_announced(site, site.feeds.announced if site.feeds else ())))
     plans.append(PagePlan(routes.search(), "search.html", {"page_kind": "search"}))
     plans += [PagePlan(routes.page(p.name), "page.html", {"page_kind": "page", "page": p}) for p in site.pages]
     plans.append(PagePlan(routes.not_found(), "404.html", {"page_kind": "404"}, in_sitemap=False))
@@ -74,7 +76,9 @@ def _author_pages(site: SiteModel, a: Author) -> list[PagePlan]:
     page = PagePlan(routes.author(a.slug), a.template, {"page_kind": "author", "author": a}, group=group,
                     weight=weight)
     feed = _feed(page.route, f"{a.name} · {site.title}", f"Publications and source records attributed to {a.name}.",
-                 a.records[:site.feed_size], group)
+                 a.records[:site.feed_size], group, site.feeds,
+                 _announced(site, site.feeds.announcements((r.key for r in a.records), site.feed_size), a)
+                 if site.feeds and site.feeds.announced else ())
     return [page, feed]
 
 
@@ -129,12 +133,31 @@ def _group_subjects(subjects: Iterable[Subject], taxonomy: Taxonomy) -> list[dic
     return sorted(groups.values(), key=lambda g: (taxonomy.group_rank(g["code"]), g["name"]))
 
 
-def _feed(page: Route, title: str, subtitle: str, records: tuple[Record, ...], group: str = "site") -> PagePlan:
-    """The Atom feed of the page at ``page``; updated = newest record, not the clock."""
-    updated = newest_update(records)
+def _feed(page: Route, title: str, subtitle: str, records: tuple[Record, ...], group: str = "site",
+          feeds: FeedIds | None = None, announce: tuple[tuple[Announcement, Record], ...] = ()) -> PagePlan:
+    """The Atom feed of the page at ``page``; updated = newest record, not the clock. ``feeds``:
+    the entry ids kept across merges (generator.feed_ids), of which the feed reads its records'
+    only; ``announce``: its "published" entries, each with its record."""
+    updated = max((newest_update(records), *(a.updated for a, _ in announce)))
+    ids = {r.key: feeds.ids[r.key] for r in records if r.key in feeds.ids} if feeds is not None and feeds.ids else {}
     ctx = {"page_kind": "feed", "feed_title": title, "feed_subtitle": subtitle, "alternate": page.url,
-           "records": records, "updated": updated}
-    return PagePlan(routes.feed_of(page.url), "feed.xml", ctx, False, group, len(records) + 1)
+           "records": records, "updated": updated, "ids": ids, "announced": announce}
+    return PagePlan(routes.feed_of(page.url), "feed.xml", ctx, False, group, len(records) + len(announce) + 1)
+
+
+def _announced(site: SiteModel, announced: tuple[Announcement, ...],
+               author: Author | None = None) -> tuple[tuple[Announcement, Record], ...]:
+    """The newest ``feed_size`` announcements, each with its record (the author's copy on an
+    author's feed, else the first author's who lists it)."""
+    if not announced:
+        return ()
+    wanted = {a.key for a in announced}
+    found: dict[str, Record] = {}
+    for a in (author,) if author is not None else site.authors:
+        for r in a.records:
+            if r.key in wanted:
+                found.setdefault(r.key, r)
+    return tuple((a, found[a.key]) for a in announced if a.key in found)[:site.feed_size]
 
 
 def plan_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy, root: Path | None = None) -> list[Task]:

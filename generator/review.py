@@ -9,7 +9,8 @@ records are always kept. The kept records then go through ``merge.merge`` (the b
 merge, with the author's ``separate`` pairs): each merged record is listed with the sources that
 gave it and the reason of each join ("same DOI 10.1/x", "title+year"), then every match refused
 (and why), then similar titles of one year that were not matched, so a wrong merge can be undone
-with ``separate`` and a missed one spotted. Reading the cache only (through ``store``, with the same
+with ``separate`` and a missed one spotted. Before those, every record of the page with how it was
+matched (by an identifier, or by name only, generator.matching), as the page and the CSL-JSON say. Reading the cache only (through ``store``, with the same
 warning as the build for a file it cannot read): no network.
 """
 
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from generator import cache
+from generator import cache, matching
 from generator.assemble import kept_records
 from generator.config import AuthorConfig, SiteConfig, Source
 from generator.errors import SiteError
@@ -108,6 +109,7 @@ def format_review(review: AuthorReview) -> list[str]:
                          f"{s.kept} kept, {len(s.verdicts) - s.kept} dropped")
         for v in s.verdicts:
             lines.append(_line(v))
+    lines.extend(format_matches(review.merged))
     lines.extend(format_merges(review.merged))
     lines.extend(f"\nseparate: [{x}, {y}] in {a.path} names no record of this author; check the ids"
                  for x, y in unused_separate(a.separate, review.merged))
@@ -115,6 +117,22 @@ def format_review(review: AuthorReview) -> list[str]:
     kept = sum(v.kept for v in fetched)
     lines.append(f"\n{len(fetched)} fetched record(s): {kept} KEPT, {len(fetched) - kept} DROPPED; "
                  f"{len(typed)} typed in (kept)")
+    return lines
+
+
+def format_matches(merged: Merged) -> list[str]:
+    """How each record on the page was matched (generator.matching), by name only first: those
+    may be a namesake's. Each record by the id that ``exclude:`` and the "Not mine?" link name."""
+    order = {matching.NAME: 0, matching.CONFIRMED: 1, matching.IDENTIFIER: 2}
+    records = sorted((g.record for g in merged.groups), key=lambda r: order.get(matching.basis(r.match), 3))
+    if not records:
+        return []
+    named = sum(matching.is_name_only(r) for r in records)
+    lines = [f"\nHow each record was matched ({named} by name only; 'exclude' drops a namesake's):"]
+    for r in records:
+        label = (matching.basis(r.match) or "unknown").upper()
+        lines.append(f"  {label:10}  {_printable(matching.record_id(r)):18}  {r.year or '----'}  "
+                     f"{_short(r.title):60}  {matching.words(r.match)}")
     return lines
 
 

@@ -21,6 +21,7 @@ from generator.chart import year_chart
 from generator.exports import bibtex_keys
 from generator.filters import normalize_name
 from generator.latex import tex_to_html, tex_to_text
+from generator.matching import not_mine_url
 from generator.model import Author, Person, Record, SiteModel
 from generator.partials import Partial
 from generator.routes import Urls
@@ -91,7 +92,7 @@ def record_partials(env: jinja2.Environment, site: SiteModel) -> dict[str, Parti
     two processes for 60 ms of renders. Chips and names repeat on thousands of records."""
     return {
         "record_brief": Partial(env, "partials/record_brief.html", keep=_in_several_subjects),
-        "feed_entry": Partial(env, "partials/feed_entry.xml", keep=False),
+        "feed_entry": Partial(env, "partials/feed_entry.xml", ("r", "ids"), keep=False),
         "chip": Partial(env, "partials/chip.html", ("code", "primary")),
         "record_html": Partial(env, "partials/record.html", ("r", "own", "pinned", "keys"), keep=False),
         "person": Partial(env, "partials/person.html", ("name", "marks", "position", "own")),
@@ -255,6 +256,11 @@ class _ListedPages:
         return pages
 
 
+def _not_mine_url(urls: Urls, repository: str, slug: str, r: Record) -> str:
+    """The "Not mine?" link of a record on the page of author ``slug`` (generator.matching)."""
+    return not_mine_url(repository, slug, r, f"{urls.abs_url_for('author', slug)}#{r.anchor}")
+
+
 def bibtex_keys_by_record(author: Author) -> dict[str, str]:
     """Each record's key in the author's BibTeX export (generator.exports), by the record's key:
     what a record's "BibTeX" link copies."""
@@ -292,5 +298,6 @@ def template_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonom
         "author_jsonld": functools.partial(author_jsonld, urls, names, taxonomy,
                                            shown=(site.authors_shown, site.people)),
         "authors_by_slug": site.author_by_slug, "tex": tex_to_html, "tex_text": tex_to_text,
+        "not_mine_url": functools.partial(_not_mine_url, urls, site.repository),
         "entry_updated": entry_updated, "year_chart": year_chart, "nav_pages": [p for p in site.pages if p.in_nav], "by_year": by_year,
     }

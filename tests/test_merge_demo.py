@@ -13,8 +13,8 @@ def test_the_example_author_shows_one_entry_for_the_preprint_and_its_article(dem
     listed = html[html.index("data-list-controls"):]      # the year lists, after "Selected publications"
     titles = [r.title_html for r in page_records(listed)]
     assert titles.count("Learned Indexes for Skewed Workloads") == 1
-    # of 6 cached records (1 arXiv, 5 DBLP): the CoRR copy and the article merged; plus one typed in
-    assert len(titles) == 5 and "Skewed Workloads in Practice: A Poster" in titles
+    # of 7 cached records (2 arXiv, 5 DBLP): the CoRR copy and the article merged; plus one typed in
+    assert len(titles) == 6 and "Skewed Workloads in Practice: A Poster" in titles
     start = html.index('id="r-2401-99999"')
     entry = html[html.rindex('<li class="record"', 0, start):html.index("</li>", start)]
     assert '<i class="venue">Proc. VLDB Endow.</i>' in entry and "2024" not in entry.split("</p>")[0]   # one year

@@ -191,6 +191,9 @@ SITE = Table("site.yaml", (
     Key("groups", "texts", "the order of the authors' groups on the home page, such as [current, alumni]; "
         "each author's 'group' must be one of them", default=()),
     Key("extra", "mapping", "free values for your own templates (site.extra.NAME)", default={}),
+    Key("repository", "text", "the site's GitHub repository, such as https://github.com/user/site: a record "
+        "matched by name only gets a 'Not mine?' link to a new issue there (its not-mine issue form)",
+        default="", check=ids.safe_url, expect=HTTP_URL, pattern=HTTP_PATTERN),
 ), help="The site: one file at the root of the site folder.")
 
 LINKS = Table("links", (

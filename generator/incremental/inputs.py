@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from generator.paths import PACKAGE, builtin_theme_dir
+from generator.paths import FEED_MEMORY, PACKAGE, builtin_theme_dir
 
-FORMAT = 4   # 4: the inputs digest is made of each file's own digest
+FORMAT = 5   # 4: the inputs digest is made of each file's own digest; 5: the feeds' memory's added last
 _SKIP_DIRS = ("__pycache__",)
 _STAT_MAGIC = b"authorsite-inputs-stat 1\0"
 # The libraries whose versions can change the bytes of an output.
@@ -112,6 +112,13 @@ class Inputs:
 
     digest: str
     files: Mapping[str, bytes]   # the file's path (as os.walk gives it) -> SHA-256 of its bytes
+    base: str = ""               # the digest of every input but the feeds' memory, which ``digest`` adds
+
+    def with_memory(self, data: bytes) -> str:
+        """``digest`` had the feeds' memory (generator.feed_ids) been ``data``: what a build that
+        wrote it records, so the next build finds nothing changed (the other inputs are taken as
+        they were read at the start, never again: an edit made meanwhile is seen by the next build)."""
+        return _with_memory(self.base, hashlib.sha256(data).digest())
 
     def file_digest(self, path: Path | str) -> bytes | None:
         """The digest of ``path``'s bytes: the one read at the start of the build when it was an
@@ -135,14 +142,23 @@ def read_inputs(root: Path, options: Mapping[str, Any], reuse: bool = True) -> I
     prefix = str(root) + os.sep
     files: dict[str, bytes] = {}
     known = _StatCache(root, trust=reuse)
+    memory, memory_digest = str(root / FEED_MEMORY), b""
     for top in [root / "site.yaml", root / "content", *theme_tops(root)]:
         for path in files_under(top):
             d = known.digest(path)
             files[path] = d
+            if path == memory:
+                memory_digest = d    # added last (Inputs.with_memory)
+                continue
             name = path[len(prefix):] if path.startswith(prefix) else path
             h.update(f"{name}\0".encode() + d)
     known.save()
-    return Inputs(h.hexdigest()[:32], files)
+    base = h.hexdigest()
+    return Inputs(_with_memory(base, memory_digest), files, base)
+
+
+def _with_memory(base: str, memory: bytes) -> str:
+    return hashlib.sha256(base.encode() + b"\0" + memory).hexdigest()[:32]
 
 
 class _StatCache:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Callable
 
+from generator import feed_ids
 from generator.assemble import assemble, assemble_author
 from generator.config import load_authors
 
@@ -94,7 +95,7 @@ class Memory:
                 and all(a.slug == b.slug and a.records == b.records for a, b in zip(authors, old.authors)) \
                 and [(a.name, a.aliases) for a in config.authors] == [(a.name, a.aliases) for a in old_config.authors]:
             return dataclasses.replace(old, authors=authors)
-        return assemble(config, store, tax, authors)
+        return assemble(config, store, tax, authors, feeds=feed_ids.read(config.root))
 
     def edited(self, site: SiteModel) -> set[str] | None:
         """The authors made anew by this update (unchanged ones are the same objects), or None when

@@ -55,6 +55,9 @@ class SubjectJobs:
     @classmethod
     def plan(cls, site: SiteModel, digester: Digester, common: bytes, parsed: ParsedInputs) -> SubjectJobs:
         digester.renew(site)   # (a digester kept from another plan: its digests, for this site's listings)
+        # The feeds also read the entry ids kept across merges and the announcements (generator.feed_ids):
+        # few, and changed only by a merge or a new venue, so any change of them re-plans every group.
+        common += digester.digest((site.feeds.ids, site.feeds.announced)) if site.feeds is not None else b""
         last_authors = _last_authors(parsed)
         authors = _authors(site, digester, last_authors)
         prints = {subject_group(s.code): fingerprint(common, site.paginate, digester.digest(SubjectHeading.of(s)),

@@ -45,6 +45,10 @@ class ArxivKind(KindBase):
     def review_text(self, source: ArxivSource) -> str:
         return f"arXiv ids {_ids_text(source.ids)}" if source.ids else f"arXiv query {source.query!r}"
 
+    def match(self, source: ArxivSource) -> str:
+        """Why its records are on the author's page (generator.matching)."""
+        return "identifier:arxiv-ids" if source.ids else "name:arxiv-query"
+
     def categories(self, source: ArxivSource) -> tuple[str, ...]:
         return source.categories
 

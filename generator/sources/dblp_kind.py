@@ -36,6 +36,10 @@ class DblpKind(KindBase):
     def review_text(self, source: DblpSource) -> str:
         return f"DBLP person {source.pid}"
 
+    def match(self, source: DblpSource) -> str:
+        """Why its records are on the author's page (generator.matching)."""
+        return "identifier:dblp"
+
     def categories(self, source: DblpSource) -> tuple[str, ...]:
         return ()
 

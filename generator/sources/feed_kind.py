@@ -37,6 +37,10 @@ class FeedKind(KindBase):
     def review_text(self, source: FeedSource) -> str:
         return f"feed {source.url}"
 
+    def match(self, source: FeedSource) -> str:
+        """Why its records are on the author's page (generator.matching)."""
+        return "identifier:feed"
+
     def categories(self, source: FeedSource) -> tuple[str, ...]:
         return ()
 

@@ -35,6 +35,10 @@ class OpenAlexKind(KindBase):
     def review_text(self, source: OpenAlexSource) -> str:
         return f"OpenAlex author {source.author}"
 
+    def match(self, source: OpenAlexSource) -> str:
+        """Why its records are on the author's page (generator.matching)."""
+        return "identifier:openalex"
+
     def categories(self, source: OpenAlexSource) -> tuple[str, ...]:
         return ()
 

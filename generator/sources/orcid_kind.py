@@ -34,6 +34,10 @@ class OrcidKind(KindBase):
     def review_text(self, source: OrcidSource) -> str:
         return f"ORCID iD {source.id}"
 
+    def match(self, source: OrcidSource) -> str:
+        """Why its records are on the author's page (generator.matching)."""
+        return "identifier:orcid"
+
     def categories(self, source: OrcidSource) -> tuple[str, ...]:
         return ()
 

@@ -36,6 +36,10 @@ class RecordsKind(KindBase):
     def review_text(self, source: RecordsSource) -> str:
         return TYPED_IN
 
+    def match(self, source: RecordsSource) -> str:
+        """Why its records are on the author's page (generator.matching)."""
+        return "identifier:typed-in"
+
     def categories(self, source: RecordsSource) -> tuple[str, ...]:
         return ()
 

@@ -78,6 +78,11 @@ class SourceKind(Protocol):
         """The source's own category filter (arXiv codes), () for none."""
         ...
 
+    def match(self, source: Any) -> str:  # noqa: ANN401
+        """Why the source's records are on the author's page, as ``generator.matching`` spells it:
+        ``identifier:orcid`` (the source names the author by an identifier) or ``name:arxiv-query``."""
+        ...
+
     def check(self, source: Any, policy: FetchPolicy, environ: Mapping[str, str], where: str) -> None:  # noqa: ANN401
         """Refuse a setting that must not be fetched (too fast for arXiv) before the first request."""
         ...

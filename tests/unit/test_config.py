@@ -15,7 +15,7 @@ AUTHOR_KEYS = ("name, affiliation, role, group, photo, links, bio, aliases, sour
                "exclude, filters, separate, template")
 SITE_KEYS = ("title, description, base_url, language, theme, output_dir, contact, cname, paginate, citations, venues, "
              "feed_size, "
-             "authors_shown, accent, fetch, groups, extra")
+             "authors_shown, accent, fetch, groups, extra, repository")
 
 
 def expect_error(tmp_path: Path, files: dict[str, str], expected: list[str]) -> SiteError:

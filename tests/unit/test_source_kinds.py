@@ -100,6 +100,9 @@ class ShelfKind:
     def review_text(self, source: ShelfSource) -> str:
         return f"shelf {source.shelf!r}"
 
+    def match(self, source: ShelfSource) -> str:
+        return "identifier:shelf"
+
     def categories(self, source: ShelfSource) -> tuple[str, ...]:
         return source.categories
 
