@@ -21,6 +21,7 @@ from generator.filters import decide, normalize_name
 from generator.latex import tex_to_text
 from generator.markup import markdown_to_html
 from generator.merge import merge_records
+from generator.papers import collisions
 from generator.model import Author, Page, Record, SiteModel, Subject
 from generator.sources.registry import kind_of
 from generator.store import Store
@@ -55,7 +56,7 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
         cname=config.cname, extra=config.extra, people=people,
         feed_size=config.feed_size, authors_shown=config.authors_shown, venues=config.venues, groups=_groups(config),
         accent=(config.accent, dark_variant(config.accent)) if config.accent else None,
-        newest=listed[1],
+        newest=listed[1], papers=config.papers, paper_keys=collisions(listed[0]) if config.papers else {},
     )
 
 

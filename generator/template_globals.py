@@ -16,12 +16,13 @@ from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 import jinja2
 from markupsafe import Markup
 
-from generator import byline
+from generator import byline, paper_meta, routes
 from generator.chart import year_chart
-from generator.exports import bibtex_keys
+from generator.exports import bibtex_keys, paper_bibtex
 from generator.filters import normalize_name
 from generator.latex import tex_to_html, tex_to_text
 from generator.model import Author, Person, Record, SiteModel
+from generator.papers import key_of
 from generator.partials import Partial
 from generator.routes import Urls
 from generator.taxonomy import Taxonomy
@@ -255,6 +256,29 @@ class _ListedPages:
         return pages
 
 
+class _PaperUrls:
+    """``r|paper_url``: the address of the record's own page (generator.papers), or None on a site
+    without paper pages."""
+
+    __slots__ = ("_urls", "_keys", "_on")
+
+    def __init__(self, urls: Urls, site: SiteModel) -> None:
+        self._urls, self._keys, self._on = urls, site.paper_keys, site.papers
+
+    def __call__(self, r: Record) -> str | None:
+        return self._urls.url(routes.paper(key_of(self._keys, r.key)).url) if self._on else None
+
+
+def _paper_jsonld(names: Mapping[str, str], taxonomy: Taxonomy, r: Record, page_url: str) -> dict[str, Any]:
+    return paper_meta.paper_jsonld(r, page_url, [subject_name(names, taxonomy, c) for c in r.subjects])
+
+
+def _paper_bibtex(listed: Mapping[str, tuple[str, ...]], by_slug: Mapping[str, Author], r: Record) -> str:
+    """The paper's BibTeX entry, as its first profiled author's export writes it (generator.exports)."""
+    slug = paper_meta.first_listed(listed, r)
+    return paper_bibtex(r, by_slug[slug]) if slug else ""
+
+
 def bibtex_keys_by_record(author: Author) -> dict[str, str]:
     """Each record's key in the author's BibTeX export (generator.exports), by the record's key:
     what a record's "BibTeX" link copies."""
@@ -265,7 +289,7 @@ def template_filters(env_globals: Mapping[str, Any]) -> dict[str, Any]:
     """The helpers a record's partials call on every record, also as filters (``r.title|tex``,
     ``p.name|person``, ``code|chip(true)``): Jinja calls a filter directly, a global function
     through ``Context.call``, which was a tenth of the cost of rendering a record."""
-    names = ("tex", "tex_text", "subject_name", "listed_by", "listed_pages", "entry_updated", "byline")
+    names = ("tex", "tex_text", "subject_name", "listed_by", "listed_pages", "entry_updated", "byline", "paper_url")
     chip, person = env_globals["chip"], env_globals["person"]
     return {**{n: env_globals[n] for n in names}, "chip": functools.partial(_chip, chip),
             "person": functools.partial(_person, person), "chips": _Chips(chip),
@@ -278,6 +302,7 @@ def template_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonom
     urls = Urls(site.base_url)
     names = {s.code: s.name for s in site.subjects}
     partials = record_partials(env, site)
+    by_slug = site.author_by_slug
     return {
         "site": site, "url": urls.url, "absurl": urls.absurl, "url_for": urls.url_for,
         "abs_url_for": urls.abs_url_for,
@@ -291,6 +316,9 @@ def template_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonom
         "feed_entries": partials["feed_entry"].many,
         "author_jsonld": functools.partial(author_jsonld, urls, names, taxonomy,
                                            shown=(site.authors_shown, site.people)),
-        "authors_by_slug": site.author_by_slug, "tex": tex_to_html, "tex_text": tex_to_text,
+        "authors_by_slug": by_slug, "tex": tex_to_html, "tex_text": tex_to_text,
+        "paper_url": _PaperUrls(urls, site), "citation_tags": paper_meta.citation_tags,
+        "paper_jsonld": functools.partial(_paper_jsonld, names, taxonomy),
+        "paper_description": paper_meta.description, "paper_bibtex": functools.partial(_paper_bibtex, site.record_authors, by_slug),
         "entry_updated": entry_updated, "year_chart": year_chart, "nav_pages": [p for p in site.pages if p.in_nav], "by_year": by_year,
     }

@@ -54,6 +54,7 @@ class SiteConfig:
     citations: str | None = SITE.default("citations")   # 'openalex': show citation counts
     venues: bool = SITE.default("venues")               # the per-venue index (generator.venues)
     authors_shown: int = SITE.default("authors_shown")
+    papers: bool = SITE.default("papers")               # a page per paper (generator.papers)
     groups: tuple[str, ...] = SITE.default("groups")   # the order of the authors' groups on the home page
     accent: str | None = SITE.default("accent")        # '#rrggbb' with 4.5:1 on the light background
     fetch: FetchPolicy = FetchPolicy()
