@@ -57,9 +57,11 @@ def run_check(root: Path) -> tuple[list[str], list[str]]:
 
 def _size_warnings(out: Path, name: str) -> list[str]:
     """The built site's size (logged), and a warning past GitHub Pages' 1 GB (generator.sitesize)."""
-    from generator.sitesize import limit_warning, measure
+    from generator.sitesize import limit_warning, measure, parts
 
     size = measure(out)
     log.info("%s/: %s", name, size.describe())
+    for line in parts(out, size):
+        log.info("  %s", line)
     warning = limit_warning(size, name)
     return [warning] if warning else []
