@@ -19,7 +19,7 @@ from generator.model import Record
 
 _VENUE_TAG = {"journal": "citation_journal_title", "proceedings": "citation_conference_title",
               "thesis": "citation_dissertation_institution"}
-_DESCRIPTION = 155   # characters of the abstract in the page's description (what search engines show)
+_DESCRIPTION = 120   # characters of the abstract in the page's description (what search engines show)
 
 
 def date_published(r: Record) -> str | None:
@@ -52,9 +52,10 @@ def citation_tags(r: Record, page_url: str) -> list[tuple[str, str]]:
     return tags
 
 
-def paper_jsonld(r: Record, page_url: str, subject_names: list[str]) -> dict[str, Any]:
+def paper_jsonld(r: Record, page_url: str) -> dict[str, Any]:
     """schema.org ScholarlyArticle of the paper's page at ``page_url``: every author, the date and
-    venue of ``citation_tags``, the arXiv id and DOI as identifiers and their pages as sameAs."""
+    venue of ``citation_tags``, the arXiv id and DOI as identifiers (``arXiv:ID``, ``doi:DOI``,
+    as text: a PropertyValue each cost 60 bytes more on 81,000 pages) and their pages as sameAs."""
     w: dict[str, Any] = {"@context": "https://schema.org", "@type": "ScholarlyArticle", "@id": page_url + "#work",
                          "name": tex_to_text(r.title), "url": page_url,
                          "author": [{"@type": "Person", "name": p.name} for p in r.authors]}
@@ -64,13 +65,12 @@ def paper_jsonld(r: Record, page_url: str, subject_names: list[str]) -> dict[str
     kind, venue = venue_kind(r)
     if venue:
         w["isPartOf"] = {"@type": "Periodical" if kind == "journal" else "CreativeWork", "name": tex_to_text(venue)}
-    ids = [("arXiv", r.arxiv_id), ("DOI", r.doi)]
-    w["identifier"] = [{"@type": "PropertyValue", "propertyID": name, "value": v} for name, v in ids if v]
+    ids = [f"{scheme}:{v}" for scheme, v in (("arXiv", r.arxiv_id), ("doi", r.doi)) if v]
+    if ids:
+        w["identifier"] = ids
     same = [u for u in (r.abs_url, r.doi_url) if u]
     if same:
         w["sameAs"] = same
-    if subject_names:
-        w["about"] = subject_names
     return w
 
 
