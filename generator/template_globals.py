@@ -115,15 +115,16 @@ def author_jsonld(urls: Urls, names: Mapping[str, str], taxonomy: Taxonomy, a: A
     if same:
         person["sameAs"] = same
     if papers is not None:
-        works = [_work_ref(urls, papers, r) for r in a.records]
+        works = [_work_ref(urls, papers, r, person["@id"]) for r in a.records]
     else:
         works = [_work_jsonld(r, person["@id"], names, taxonomy, shown) for r in a.records]
     return {"@context": "https://schema.org", "@graph": [person, *works]}
 
 
-def _work_ref(urls: Urls, papers: Mapping[str, str], r: Record) -> dict[str, Any]:
+def _work_ref(urls: Urls, papers: Mapping[str, str], r: Record, person_id: str) -> dict[str, Any]:
     url = urls.abs_url_for("paper", key_of(papers, r.key))
-    return {"@type": "ScholarlyArticle", "@id": url + "#work", "name": tex_to_text(r.title), "url": url}
+    return {"@type": "ScholarlyArticle", "@id": url + "#work", "name": tex_to_text(r.title), "url": url,
+            "author": {"@id": person_id}}
 
 
 def _work_jsonld(r: Record, person_id: str, names: Mapping[str, str], taxonomy: Taxonomy,
