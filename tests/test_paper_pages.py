@@ -25,6 +25,7 @@ from generator.latex import tex_to_text
 from generator.model import Record, SiteModel
 from generator.papers import collisions, key_of, paper_key
 from generator.search_docs import documents, indexed_records
+from generator.sitesize import measure, parts
 from generator.store import read_all
 from generator.taxonomy import load_taxonomy
 from helpers import build, copy_demo
@@ -205,6 +206,14 @@ def test_entries_and_search_results_link_to_existing_paper_pages(quality_site: P
     assert all(f'"{routes.paper(key_of(model.paper_keys, r.key)).url}"' in written for r in _works(model))
 
 
+def test_the_size_report_says_what_the_paper_pages_add(quality_site: Path, model: SiteModel) -> None:
+    pages = sorted((quality_site / "papers").rglob("index.html"))
+    size = sum(p.stat().st_size for p in pages)
+    [line] = parts(quality_site, measure(quality_site))
+    assert line.startswith(f"paper pages (site.yaml papers): {size / 1e6:,.1f} MB in {len(pages):,} files, ")
+    assert len(pages) == len(_works(model))
+
+
 # --- a changed record, and the setting off ---------------------------------------------------------------
 
 def _inodes(out: Path) -> dict[str, int]:
@@ -231,7 +240,7 @@ def test_papers_false_writes_none_and_links_none(tmp_path: Path) -> None:
     site_yaml = root / "site.yaml"
     site_yaml.write_text(site_yaml.read_text("utf-8") + "papers: false\n", "utf-8")
     out = build(root)
-    assert not (out / "papers").exists()
+    assert not (out / "papers").exists() and parts(out, measure(out)) == []
     for page in out.rglob("*.html"):
         assert 'class="paper"' not in page.read_text("utf-8"), page
     assert "papers/" not in (out / "sitemap.xml").read_text("utf-8")
