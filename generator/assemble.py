@@ -23,6 +23,7 @@ from generator.latex import tex_to_text
 from generator.markup import markdown_to_html
 from generator.matching import tagged
 from generator.merge import merge_records
+from generator.papers import collisions
 from generator.model import Author, Page, Record, SiteModel, Subject
 from generator.sources.registry import kind_of
 from generator.store import Store
@@ -59,7 +60,8 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
         cname=config.cname, extra=config.extra, people=people,
         feed_size=config.feed_size, authors_shown=config.authors_shown, venues=config.venues, groups=_groups(config),
         accent=(config.accent, dark_variant(config.accent)) if config.accent else None,
-        repository=config.repository,
+        repository=config.repository, papers=config.papers,
+        paper_keys=collisions(listed[0]) if config.papers else {},
         newest=listed[1], feeds=resolve(feeds, authors) if feeds is not None else None,
     )
 

@@ -19,7 +19,7 @@ from generator.config.site import domain_mismatch
 from generator.errors import SiteError
 from generator.linkcheck import check_links
 from generator.lint import lint
-from generator.sitesize import limit_warning, measure
+from generator.sitesize import limit_warning, measure, parts
 from generator.store import Store, incomplete_sources, read_all, unfetched_warning
 from generator.taxonomy import load_taxonomy
 from generator.themes import theme_problems
@@ -59,5 +59,7 @@ def _size_warnings(out: Path, name: str) -> list[str]:
     """The built site's size (logged), and a warning past GitHub Pages' 1 GB (generator.sitesize)."""
     size = measure(out)
     log.info("%s/: %s", name, size.describe())
+    for line in parts(out, size):
+        log.info("  %s", line)
     warning = limit_warning(size, name)
     return [warning] if warning else []

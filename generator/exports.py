@@ -318,3 +318,12 @@ def _dumps(data: Any, newline: bool = True) -> bytes:  # noqa: ANN401
     except orjson.JSONEncodeError:
         data = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     return data + b"\n" if newline else data
+
+
+def paper_bibtex(r: Record, author: Author) -> str:
+    """One record's BibTeX entry as ``to_bibtex`` writes it, keyed ``bibtex_key`` (without the
+    letter that tells apart two records of one author sharing a key: a paper's page reads its
+    record alone, generator.render), for the paper's page (``author``: its first profiled author)."""
+    kind, fields = _bibtex_fields(_with_authors(r, author))
+    body = ",\n".join(f"\t{name} = {{{value}}}" for name, value in fields)
+    return f"@{kind}{{{bibtex_key(r, author)},\n{body}\n}}\n"

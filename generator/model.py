@@ -235,6 +235,10 @@ class SiteModel:
     groups: tuple[str, ...] = ()  # the order of the authors' groups on the home page (site.yaml)
     accent: tuple[str, str] | None = None  # site.yaml's accent and its dark-scheme variant (config.accent)
     repository: str = ""       # the site's GitHub repository (site.yaml): "Not mine?" links (generator.matching)
+    papers: bool = True        # a page per paper (site.yaml papers; generator.papers)
+    # The works whose paper key another work has, with the key each takes (papers.collisions):
+    # empty on every site seen; a site value, so every job's digest holds it (generator.reads).
+    paper_keys: Mapping[str, str] = field(default_factory=dict)
     # The site feed's records: the newest feed_size of every author's, each once (assemble.newest;
     # None: made when planned). Site-wide, so the preview keeps it while no author's records change.
     newest: tuple[Record, ...] | None = None

@@ -26,7 +26,9 @@ from generator.errors import SiteError
 from generator.exports import authors_index, to_bibtex, to_csl_json
 from generator.feed_ids import Announcement, FeedIds
 from generator.model import Author, Record, SiteModel, Subject, SubjectHeading
+from generator.papers import key_of
 from generator.routes import Route, Urls
+from generator.search_docs import indexed_records
 from generator.taxonomy import Taxonomy
 from generator.tasks import Task, author_group, subject_group
 from generator.template_globals import newest_update, template_filters, template_globals
@@ -59,6 +61,8 @@ def plan_pages(site: SiteModel, taxonomy: Taxonomy) -> list[PagePlan]:
         plans.append(_feed(routes.subject(s.code), f"{s.name} ({s.code}) · {site.title}",
                            f"Records in {s.name} by the profiled authors.", s.records[:site.feed_size],
                            subject_group(s.code), site.feeds))
+    if site.papers:
+        plans += _paper_pages(site)
     if site.venues:
         plans += _venue_pages(site)
     newest = site.newest if site.newest is not None else assemble.newest(site.authors, site.feed_size)
@@ -80,6 +84,19 @@ def _author_pages(site: SiteModel, a: Author) -> list[PagePlan]:
                  _announced(site, site.feeds.announcements((r.key for r in a.records), site.feed_size), a)
                  if site.feeds and site.feeds.announced else ())
     return [page, feed]
+
+
+def _paper_pages(site: SiteModel) -> list[PagePlan]:
+    """A page per work (site.yaml ``papers``, generator.papers): each work once, as the record of
+    the first profiled author who lists it (the search index's choice), in that author's group.
+    It reads that record alone (whose digest holds who lists it), so a changed record re-renders
+    its own page and no other."""
+    plans = []
+    for slug, records in indexed_records(site).items():
+        group = author_group(slug)
+        plans += [PagePlan(routes.paper(key_of(site.paper_keys, r.key)), "paper.html",
+                           {"page_kind": "paper", "r": r}, group=group) for r in records]
+    return plans
 
 
 def _subject_pages(s: Subject, per_page: int) -> list[PagePlan]:

@@ -84,6 +84,16 @@ def venue(slug: str, number: int = 1) -> Route:
     return _folder(first if number == 1 else f"{first}page/{number}/")
 
 
+def papers() -> Route:
+    """The folder of the paper pages (a folder, not a page: generator.sitesize measures it)."""
+    return Route("papers/", "papers")
+
+
+def paper(key: str) -> Route:
+    """A paper's own page (site.yaml ``papers``; generator.papers makes the key)."""
+    return _folder(f"papers/{key}/")
+
+
 def page(name: str) -> Route:
     """A free Markdown page (content/pages/NAME.md)."""
     return _folder(f"pages/{name}/")
@@ -150,7 +160,7 @@ def file_of_url(url: str) -> str:
 KINDS: dict[str, Callable[..., Route]] = {
     "home": home, "author": author, "author_feed": author_feed, "author_bibtex": author_bibtex,
     "author_csl": author_csl, "author_photo": author_photo, "subjects": subjects, "subject": subject,
-    "subject_feed": subject_feed, "venues": venues, "venue": venue, "page": page, "search": search,
+    "subject_feed": subject_feed, "venues": venues, "venue": venue, "paper": paper, "page": page, "search": search,
     "search_index": search_index, "site_feed": site_feed,
     "authors_index": authors_index, "sitemap": sitemap, "robots": robots, "not_found": not_found,
     "static": static,

@@ -14,6 +14,7 @@ from generator import routes
 from generator.byline import shown_names
 from generator.latex import tex_to_text
 from generator.model import Author, Page, Record, SiteModel
+from generator.papers import key_of
 from generator.search_index import term_sets
 
 _TAG = re.compile(r"<[^>]*>")
@@ -58,13 +59,15 @@ TermDoc = tuple[str, str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]
 
 
 def author_documents(site: SiteModel, a: Author, records: Sequence[Record]) -> list[Doc]:
-    """The documents of ``records``, indexed under ``a`` (``indexed_records``)."""
+    """The documents of ``records``, indexed under ``a`` (``indexed_records``): each result links
+    to the paper's own page (site.yaml ``papers``), else to the record on the author's page."""
     url, by = routes.author(a.slug).url, a.name
-    shown, people = site.authors_shown, site.people
+    shown, people, papers, keys = site.authors_shown, site.people, site.papers, site.paper_keys
     out = []
     for r in records:
         title, names, ids = document_text(r, shown, people)
-        row = (f"{url}#{r.anchor}", title, names, str(r.year or ""), " ".join(r.subjects), by)
+        href = routes.paper(key_of(keys, r.key)).url if papers else f"{url}#{r.anchor}"
+        row = (href, title, names, str(r.year or ""), " ".join(r.subjects), by)
         # A record typed in without authors is its author's own, as the exports say: their
         # name finds it, although no byline shows it.
         out.append((date_of(r), r.key, title, f"{names or by} {ids}", row))

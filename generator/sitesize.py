@@ -11,6 +11,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from generator import routes
+
 PAGES_LIMIT_BYTES = 1_000_000_000   # GitHub Pages: "Published GitHub Pages sites may be no larger than 1 GB"
 
 
@@ -40,6 +42,17 @@ def measure(out_dir: Path) -> SiteSize:
                     files += 1
                     size += entry.stat(follow_symlinks=False).st_size
     return SiteSize(files, size)
+
+
+def parts(out_dir: Path, size: SiteSize) -> list[str]:
+    """What the parts that a setting turns off add to the output of ``size``: the paper pages
+    (site.yaml ``papers``), one line each, for the build's size report; none when not built."""
+    folder = out_dir / routes.papers().path
+    if not folder.is_dir():
+        return []
+    part = measure(folder)
+    share = part.bytes / size.bytes if size.bytes else 0.0
+    return [f"paper pages (site.yaml papers): {part.describe()}, {share:.0%} of the output"]
 
 
 def limit_warning(size: SiteSize, out_dir: str) -> str | None:

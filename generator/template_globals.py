@@ -16,13 +16,14 @@ from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 import jinja2
 from markupsafe import Markup
 
-from generator import byline
+from generator import byline, paper_meta, routes
 from generator.chart import year_chart
-from generator.exports import bibtex_keys
+from generator.exports import bibtex_keys, paper_bibtex
 from generator.filters import normalize_name
 from generator.latex import tex_to_html, tex_to_text
 from generator.matching import not_mine_url
 from generator.model import Author, Person, Record, SiteModel
+from generator.papers import key_of
 from generator.partials import Partial
 from generator.routes import Urls
 from generator.taxonomy import Taxonomy
@@ -100,9 +101,13 @@ def record_partials(env: jinja2.Environment, site: SiteModel) -> dict[str, Parti
 
 
 def author_jsonld(urls: Urls, names: Mapping[str, str], taxonomy: Taxonomy, a: Author,
-                  shown: tuple[int, Mapping[str, str]] = (10, {})) -> dict[str, Any]:
+                  shown: tuple[int, Mapping[str, str]] = (10, {}),
+                  papers: Mapping[str, str] | None = None) -> dict[str, Any]:
     """schema.org Person with sameAs links, and a ScholarlyArticle per record, naming the authors
-    the page shows (``shown``: the site's bound and profiled people, see generator.byline)."""
+    the page shows (``shown``: the site's bound and profiled people, see generator.byline). On a
+    site with paper pages (``papers``: its key collisions, generator.papers) each work is its name
+    and the ``@id`` of the paper's page, which describes it in full (60 KB less on an author page
+    of 100 records: 45 MB at 1,000 x 100)."""
     person: dict[str, Any] = {"@type": "Person", "@id": urls.abs_url_for("author", a.slug) + "#person",
                               "name": a.name, "url": urls.abs_url_for("author", a.slug)}
     if a.affiliation:
@@ -110,8 +115,17 @@ def author_jsonld(urls: Urls, names: Mapping[str, str], taxonomy: Taxonomy, a: A
     same = [link.url for link in a.links if link.kind != "email"]
     if same:
         person["sameAs"] = same
-    works = [_work_jsonld(r, person["@id"], names, taxonomy, shown) for r in a.records]
+    if papers is not None:
+        works = [_work_ref(urls, papers, r, person["@id"]) for r in a.records]
+    else:
+        works = [_work_jsonld(r, person["@id"], names, taxonomy, shown) for r in a.records]
     return {"@context": "https://schema.org", "@graph": [person, *works]}
+
+
+def _work_ref(urls: Urls, papers: Mapping[str, str], r: Record, person_id: str) -> dict[str, Any]:
+    url = urls.abs_url_for("paper", key_of(papers, r.key))
+    return {"@type": "ScholarlyArticle", "@id": url + "#work", "name": tex_to_text(r.title), "url": url,
+            "author": {"@id": person_id}}
 
 
 def _work_jsonld(r: Record, person_id: str, names: Mapping[str, str], taxonomy: Taxonomy,
@@ -261,6 +275,25 @@ def _not_mine_url(urls: Urls, repository: str, slug: str, r: Record) -> str:
     return not_mine_url(repository, slug, r, f"{urls.abs_url_for('author', slug)}#{r.anchor}")
 
 
+class _PaperUrls:
+    """``r|paper_url``: the address of the record's own page (generator.papers), or None on a site
+    without paper pages."""
+
+    __slots__ = ("_urls", "_keys", "_on")
+
+    def __init__(self, urls: Urls, site: SiteModel) -> None:
+        self._urls, self._keys, self._on = urls, site.paper_keys, site.papers
+
+    def __call__(self, r: Record) -> str | None:
+        return self._urls.url(routes.paper(key_of(self._keys, r.key)).url) if self._on else None
+
+
+def _paper_bibtex(listed: Mapping[str, tuple[str, ...]], by_slug: Mapping[str, Author], r: Record) -> str:
+    """The paper's BibTeX entry, as its first profiled author's export writes it (generator.exports)."""
+    slug = paper_meta.first_listed(listed, r)
+    return paper_bibtex(r, by_slug[slug]) if slug else ""
+
+
 def bibtex_keys_by_record(author: Author) -> dict[str, str]:
     """Each record's key in the author's BibTeX export (generator.exports), by the record's key:
     what a record's "BibTeX" link copies."""
@@ -271,7 +304,7 @@ def template_filters(env_globals: Mapping[str, Any]) -> dict[str, Any]:
     """The helpers a record's partials call on every record, also as filters (``r.title|tex``,
     ``p.name|person``, ``code|chip(true)``): Jinja calls a filter directly, a global function
     through ``Context.call``, which was a tenth of the cost of rendering a record."""
-    names = ("tex", "tex_text", "subject_name", "listed_by", "listed_pages", "entry_updated", "byline")
+    names = ("tex", "tex_text", "subject_name", "listed_by", "listed_pages", "entry_updated", "byline", "paper_url")
     chip, person = env_globals["chip"], env_globals["person"]
     return {**{n: env_globals[n] for n in names}, "chip": functools.partial(_chip, chip),
             "person": functools.partial(_person, person), "chips": _Chips(chip),
@@ -284,6 +317,7 @@ def template_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonom
     urls = Urls(site.base_url)
     names = {s.code: s.name for s in site.subjects}
     partials = record_partials(env, site)
+    by_slug = site.author_by_slug
     return {
         "site": site, "url": urls.url, "absurl": urls.absurl, "url_for": urls.url_for,
         "abs_url_for": urls.abs_url_for,
@@ -296,8 +330,12 @@ def template_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonom
         "bibtex_keys": bibtex_keys_by_record,
         "feed_entries": partials["feed_entry"].many,
         "author_jsonld": functools.partial(author_jsonld, urls, names, taxonomy,
-                                           shown=(site.authors_shown, site.people)),
-        "authors_by_slug": site.author_by_slug, "tex": tex_to_html, "tex_text": tex_to_text,
+                                           shown=(site.authors_shown, site.people),
+                                           papers=site.paper_keys if site.papers else None),
+        "authors_by_slug": by_slug, "tex": tex_to_html, "tex_text": tex_to_text,
         "not_mine_url": functools.partial(_not_mine_url, urls, site.repository),
+        "paper_url": _PaperUrls(urls, site), "citation_tags": paper_meta.citation_tags,
+        "paper_jsonld": paper_meta.paper_jsonld,
+        "paper_description": paper_meta.description, "paper_bibtex": functools.partial(_paper_bibtex, site.record_authors, by_slug),
         "entry_updated": entry_updated, "year_chart": year_chart, "nav_pages": [p for p in site.pages if p.in_nav], "by_year": by_year,
     }

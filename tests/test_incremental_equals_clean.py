@@ -129,6 +129,7 @@ EDITS: dict[str, Callable[[Path, random.Random], None]] = {
     "site cname": _site("cname", lambda r: r.choice(["a.example.org", "b.example.org"])),
     "site paginate": _site("paginate", lambda r: r.choice([5, 6, 50])),
     "site venues": _site("venues", lambda r: r.choice([True, False])),
+    "site papers": _site("papers", lambda r: r.choice([True, False])),
     "site feed_size": _site("feed_size", lambda r: r.choice([1, 2, 5])),
     "site authors_shown": _site("authors_shown", lambda r: r.choice([1, 2, 3])),
     "site citations": _site("citations", lambda r: "openalex"),

@@ -23,8 +23,9 @@ from generator import jobs, routes
 from generator.build import build
 from generator.cache import CacheEntry, cache_file, read_entry, write_entry
 from generator.config import load_site
-from generator.model import Person, Record, SiteModel
+from generator.model import Person, Record, SiteModel, record_key
 from generator.output import spare_dir
+from generator.papers import paper_key
 REPO = Path(__file__).resolve().parent.parent
 SEARCH = routes.search_index().path   # the search index: one job, one folder
 SUBJECTS = ["cs.CL", "cs.LG", "cs.CV", "cs.DB", "cs.DC", "stat.ML", "math.OC", "eess.SP"]
@@ -165,7 +166,8 @@ def test_a_fresh_clone_with_the_last_output_reuses_all_but_the_jobs_an_edit_touc
     assert res.rendered == 2
     assert_same_as_clean(root, tmp_path, "clone")
 
-    # a typed-in record added: its subject's pages, feeds, the indexes and the site-wide files too
+    # a typed-in record added: its subject's pages, feeds, the indexes and the site-wide files too,
+    # its own page and the sitemap that lists it
     author.write_text(author.read_text().replace(
         "sources:\n", "sources:\n  - records:\n      - {title: A new one, year: 2031, subjects: [cs.CL]}\n"))
     before = inodes(root / "output")
@@ -174,7 +176,8 @@ def test_a_fresh_clone_with_the_last_output_reuses_all_but_the_jobs_an_edit_touc
     pages = {p.relative_to(root / "output").as_posix() for p in (root / "output/subjects/cs.CL").rglob("*.html")}
     assert got == {f"authors/{slug}/index.html", f"authors/{slug}/feed.xml", f"authors/{slug}/publications.bib",
                    f"authors/{slug}/publications.json", *pages, "subjects/cs.CL/feed.xml", "subjects/index.html",
-                   "index.html", "feed.xml", "data.json", SEARCH}
+                   "index.html", "feed.xml", "data.json", SEARCH,
+                   f"papers/{paper_key(record_key(None, None, 'A new one', 2031))}/index.html", "sitemap.xml"}
     assert res.rendered == len(got)
     assert_same_as_clean(root, tmp_path, "clone-record")
 
@@ -201,7 +204,7 @@ def test_parallel_and_incremental_equal_clean_on_a_synthetic_site(tmp_path: Path
     got = remade(before, root / "output")
     subjects = {f"subjects/{code}/" for code in record.subjects}
     must = {f"authors/{a.slug}/index.html", f"authors/{a.slug}/feed.xml", f"authors/{a.slug}/publications.bib",
-            f"authors/{a.slug}/publications.json", "index.html",
+            f"authors/{a.slug}/publications.json", "index.html", f"papers/{paper_key(record.key)}/index.html",
             SEARCH}   # not data.json, nor subjects/index.html: they list names and counts, not titles
     assert must <= got and "subjects/index.html" not in got
     assert all(p in must or p == "feed.xml" or p.startswith(tuple(subjects)) for p in got), got
@@ -297,7 +300,7 @@ def test_a_restored_clone_with_ten_records_changed_renders_only_what_they_touch(
     full = build(first)
     root = clone(first, tmp_path / "clone")
     config = load_site(root)
-    touched, subjects = set(), set()
+    touched, subjects, papers = set(), set(), set()
     for a in config.authors[3:8]:
         path = cache_file(config.cache_path, a.slug, a.sources[0])
         assert path is not None
@@ -306,6 +309,7 @@ def test_a_restored_clone_with_ten_records_changed_renders_only_what_they_touch(
         for i in (0, 7):   # one of the newest and an older one
             records[i] = dataclasses.replace(records[i], title=f"Changed title {a.slug} {i}")
             subjects.update(records[i].subjects)
+            papers.add(f"papers/{paper_key(records[i].key)}/index.html")
         write_entry(path, dataclasses.replace(entry, records=tuple(records)))
         touched.add(a.slug)
     before = inodes(root / "output")
@@ -315,11 +319,11 @@ def test_a_restored_clone_with_ten_records_changed_renders_only_what_they_touch(
     assert "read cache (5 authors assembled)" in dict(res.stages), \
         "the other authors come from .authorsite/ as restored (keyed by content, not dates)"
     allowed = ({"index.html", "feed.xml", "subjects/index.html", "data.json"}
-               | {SEARCH})
+               | {SEARCH} | papers)
     outside = {p for p in got if p not in allowed and not p.startswith(
         tuple(f"authors/{s}/" for s in touched) + tuple(f"subjects/{c}/" for c in subjects))}
     assert outside == set(), "a job that none of the changed records touches was run"
-    assert all(f"authors/{s}/index.html" in got for s in touched)
+    assert all(f"authors/{s}/index.html" in got for s in touched) and papers <= got   # each its own page
     print(f"\n10 records changed: {res.rendered} of {res.rendered + res.reused} jobs run "
           f"(the first build ran {full.rendered})")
     assert res.rendered < 0.5 * (res.rendered + res.reused)   # 8 subjects: their pages are a large share here

@@ -67,7 +67,7 @@ def test_demo_pinned_copy_has_the_records_links_and_no_abstract_link_to_its_own_
     html = demo.read(JANE)
     pinned, listed = _pinned(html), _li(html, "r-2401-99999")
     links = _hrefs(listed, "buttons")
-    assert [text for _, text in links] == ["PDF", "Code", "Slides", "BibTeX", "Source"]
+    assert [text for _, text in links] == ["PDF", "Code", "Slides", "Details", "BibTeX", "Source"]
     assert _hrefs(pinned, "buttons") == links
     assert "Abstract on" not in pinned and "↗" not in pinned
     pinned_meta = pinned.split('<p class="record-meta">')[1].split("</p>")[0]

@@ -121,17 +121,16 @@ def test_arrows_enter_and_escape(base: str, browser, term) -> None:  # noqa: ANN
         page.keyboard.press("Escape")
         assert page.locator("#site-search-panel").is_hidden()
         assert page.evaluate("document.activeElement.id") == "site-search-q"
-        # typing again reopens it; Enter on a result opens the record on its author's page
+        # typing again reopens it; Enter on a result opens the record's own page
         page.keyboard.type(" ")
         hits.first.wait_for(state="visible", timeout=15000)
         page.keyboard.press("ArrowDown")
         href = hits.nth(0).get_attribute("href") or ""
-        assert re.search(r"/authors/[^/]+/#r-", href), href
+        assert re.search(r"/papers/[^/]+/$", href), href
         with page.expect_navigation():
             page.keyboard.press("Enter")
         assert page.url == href
-        anchor = href.split("#", 1)[1]
-        assert page.locator(f"[id='{anchor}']").count() == 1, f"no record #{anchor} on {page.url}"
+        assert page.locator("article.paper h1").count() == 1, f"no paper on {page.url}"
         assert not errors, errors
     finally:
         page.close()

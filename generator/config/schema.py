@@ -177,6 +177,9 @@ SITE = Table("site.yaml", (
     Key("venues", "bool", "add a venue index (/venues/) and one page per published venue listing its "
         "records, with a link in the navigation; venues are grouped by name, case and a trailing year "
         "ignored ('VLDB 2025' is venue VLDB)", default=False),
+    Key("papers", "bool", "write a page per paper (/papers/KEY/) with its abstract, sources, versions, "
+        "BibTeX and the citation_* tags Google Scholar indexes, linked from every list of records; "
+        "false leaves them out (a smaller site)", default=True),
     Key("feed_size", "int", "entries in each Atom feed, author, subject and site: the newest N",
         default=50, lo=1, hi=10000),
     Key("authors_shown", "int", "names shown in a record's author list on the pages (profiled authors"

@@ -54,7 +54,7 @@ class Kept:
     def plan(cls, site: SiteModel, records: Mapping[str, Sequence[Record]], digester: Digester,
              parsed: ParsedInputs) -> Kept:
         digester.renew(site)
-        common = digester.digest((site.authors_shown, site.people))
+        common = digester.digest((site.authors_shown, site.people, site.papers, site.paper_keys))
         return cls(parsed, {a.slug: common + digester.digest((a.slug, a.name, records[a.slug])) for a in site.authors})
 
     @classmethod

@@ -13,7 +13,7 @@ from helpers import make_project  # tests/ is on sys.path (tests/conftest.py)
 
 AUTHOR_KEYS = ("name, affiliation, role, group, photo, links, bio, aliases, sources, pinned, extra_links, include, "
                "exclude, filters, separate, template")
-SITE_KEYS = ("title, description, base_url, language, theme, output_dir, contact, cname, paginate, citations, venues, "
+SITE_KEYS = ("title, description, base_url, language, theme, output_dir, contact, cname, paginate, citations, venues, papers, "
              "feed_size, "
              "authors_shown, accent, fetch, groups, extra, repository")
 

@@ -26,6 +26,19 @@
   });
 })();
 (function () {
+  /* A paper's page: its "Copy BibTeX" button copies the entry shown above it (no request). */
+  document.querySelectorAll("button[data-copy]").forEach(function (button) {
+    var source = document.getElementById(button.getAttribute("data-copy"));
+    var status = document.getElementById("copy-status");
+    if (!source || !navigator.clipboard) { return; }
+    button.addEventListener("click", function () {
+      navigator.clipboard.writeText(source.textContent)
+        .then(function () { if (status) { status.textContent = "BibTeX copied."; } });
+    });
+    button.hidden = false;
+  });
+})();
+(function () {
   var bar = document.querySelector("[data-list-controls]");
   if (!bar) { return; }
   var page = bar.closest("article") || document.body;
