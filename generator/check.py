@@ -19,7 +19,7 @@ from generator.config.site import domain_mismatch
 from generator.errors import SiteError
 from generator.linkcheck import check_links
 from generator.lint import lint
-from generator.sitesize import limit_warning, measure, parts
+from generator.sitesize import report
 from generator.store import Store, incomplete_sources, read_all, unfetched_warning
 from generator.taxonomy import load_taxonomy
 from generator.themes import theme_problems
@@ -57,9 +57,5 @@ def run_check(root: Path) -> tuple[list[str], list[str]]:
 
 def _size_warnings(out: Path, name: str) -> list[str]:
     """The built site's size (logged), and a warning past GitHub Pages' 1 GB (generator.sitesize)."""
-    size = measure(out)
-    log.info("%s/: %s", name, size.describe())
-    for line in parts(out, size):
-        log.info("  %s", line)
-    warning = limit_warning(size, name)
+    warning = report(out, name=name)
     return [warning] if warning else []

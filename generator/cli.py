@@ -140,13 +140,9 @@ def build(ctx: click.Context, base_url: str | None, output: Path | None, strict:
 def _report_size(out_dir: Path, size: SiteSize | None = None) -> None:
     """The whole output's size (as the build saw it, else measured now), and a warning past
     GitHub Pages' limit (generator.sitesize)."""
-    from generator.sitesize import limit_warning, measure, parts
+    from generator.sitesize import report
 
-    size = size or measure(out_dir)
-    log.info("output: %s", size.describe())
-    for line in parts(out_dir, size):
-        log.info("  %s", line)
-    warning = limit_warning(size, out_dir.name)
+    warning = report(out_dir, size)
     if warning:
         log.warning("%s", warning)
 

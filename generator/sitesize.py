@@ -7,11 +7,14 @@ limit, and ``check`` reports it, so a growing site is told before a deployment f
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from generator import routes
+
+log = logging.getLogger(__name__)
 
 PAGES_LIMIT_BYTES = 1_000_000_000   # GitHub Pages: "Published GitHub Pages sites may be no larger than 1 GB"
 
@@ -62,3 +65,13 @@ def limit_warning(size: SiteSize, out_dir: str) -> str | None:
     return (f"{out_dir}/ is {size.bytes / 1e9:.2f} GB, over GitHub Pages' 1 GB limit for a published site: "
             "the deployment would fail. Lower feed_size in site.yaml, leave out old records with an author's "
             "filters (since: YEAR), or publish somewhere without that limit")
+
+
+def report(out: Path, size: SiteSize | None = None, name: str | None = None) -> str | None:
+    """Log the output's size (as the build saw it, else measured now) and its parts; the warning
+    past GitHub Pages' limit, if any (build and check report it alike)."""
+    size = size or measure(out)
+    log.info("%s: %s", f"{name}/" if name else "output", size.describe())
+    for line in parts(out, size):
+        log.info("  %s", line)
+    return limit_warning(size, name or out.name)
