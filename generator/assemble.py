@@ -55,7 +55,7 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
         cname=config.cname, extra=config.extra, people=people,
         feed_size=config.feed_size, authors_shown=config.authors_shown, venues=config.venues, groups=_groups(config),
         accent=(config.accent, dark_variant(config.accent)) if config.accent else None,
-        newest=listed[1],
+        newest=listed[1], publications=config.publications,
     )
 
 
@@ -116,7 +116,7 @@ def assemble_author(a: AuthorConfig, store: Store, tax: Taxonomy, citations: str
         links=a.links, records=tuple(records),
         subjects=tuple(sorted(subj.items(), key=lambda kv: (-kv[1], kv[0]))),
         years=tuple(sorted(years.items(), reverse=True)), template=a.template,
-        photo=a.photo, role=a.role, group=a.group, pinned=_pinned(records, a.pinned),
+        photo=a.photo, role=a.role, group=a.group, pinned=_pinned(records, a.pinned), member=a.member,
     )
 
 

@@ -55,6 +55,7 @@ class AuthorConfig:
     photo: Photo | None = None
     pinned: tuple[str, ...] = AUTHOR.default("pinned")        # record ids, arXiv ids or DOIs
     extra_links: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()   # (record id, (kind, URL)...)
+    member: tuple[int | None, int | None] | None = None   # (from, until) years in the lab (``member:``)
 
 
 def load_authors(root: Path, parsed: ParsedInputs | None = None,
@@ -189,15 +190,30 @@ def _load_author(raw: bytes, slug: str, display: str, root: Path,
     if groups and v["group"] is not None and v["group"] not in groups:
         ck.err(m.lines.get("group"), f"'group' must be one of site.yaml's groups ({', '.join(groups)}), found "
                                      f"{v['group']!r}; add it to 'groups' in site.yaml or correct it here")
+    member = _member(ck, m, v["member"])
     author = AuthorConfig(
         slug=slug, name=v["name"] or slug, path=display, affiliation=v["affiliation"],
         links=links_of(v["links"]), bio=v["bio"], aliases=v["aliases"], sources=v["sources"],
         include=v["include"], exclude=v["exclude"], filters=Filters(**v["filters"]) if v["filters"] else Filters(),
         template=v["template"], separate=v["separate"], role=v["role"], group=v["group"],
         photo=read_photo(ck, root, v["photo"], m.lines.get("photo")), pinned=v["pinned"],
-        extra_links=tuple(v["extra_links"].items()) if v["extra_links"] else (),
+        extra_links=tuple(v["extra_links"].items()) if v["extra_links"] else (), member=member,
     )
     return author, ck.problems
+
+
+def _member(ck: Checker, m: YMap, values: dict[str, Any] | None) -> tuple[int | None, int | None] | None:
+    """``member: {from, until}`` as (from, until); a span that ends before it starts is refused."""
+    if not values or (values["from"] is None and values["until"] is None):
+        return None
+    start, end = values["from"], values["until"]
+    if start is not None and end is not None and end < start:
+        sub = m.get("member")
+        line = sub.lines.get("until") if isinstance(sub, YMap) else m.lines.get("member")
+        ck.err(line, f"'member.until' ({end}) is before 'member.from' ({start}); give the last year the author "
+                     "was a member, or swap the two")
+        return None
+    return start, end
 
 
 def read_extra_links(ck: Checker, m: YMap, key: Key, where: str) -> dict[str, tuple[tuple[str, str], ...]]:

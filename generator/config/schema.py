@@ -187,6 +187,10 @@ SITE = Table("site.yaml", (
         "that reaches 4.5:1 there; the theme's blue when absent",
         check=_matches(HEX_PATTERN), expect="a colour written #rrggbb, such as '#6b3fa0' (quoted: YAML reads # "
         "as a comment)", pattern=HEX_PATTERN),
+    Key("publications", "bool", "add the lab's list of publications (/publications/): every work of every "
+        "author once, newest first, with filters by year, member, subject and kind, its own feed, BibTeX and "
+        "CSL-JSON, who works with whom, and a link in the navigation; it lists every work in full on one page "
+        "(turn it off for a site of hundreds of authors, where the subject pages serve)", default=True),
     Key("fetch", "section", "how sources are fetched", table=FETCH),
     Key("groups", "texts", "the order of the authors' groups on the home page, such as [current, alumni]; "
         "each author's 'group' must be one of them", default=()),
@@ -230,12 +234,21 @@ FILTERS = Table("filters", (
     Key("coauthors", "texts", "keep only records with one of these co-authors", default=()),
 ), help="Which fetched records the author's page keeps (typed-in records are always kept).")
 
+MEMBER = Table("member", (
+    Key("from", "int", "the first year the author was a member", lo=1900, hi=2100),
+    Key("until", "int", "the last year the author was a member (absent while they are one)", lo=1900, hi=2100),
+), help="The years an author was a member of the lab: its list (/publications/) and its counts take the "
+        "author's records from these years only; the author's own page shows all of them, and the home page "
+        "shows the years (alumni's, with 'group').")
+
 AUTHOR = Table("author file", (
     Key("name", "text", "the author's name as shown on the page", required=True),
     Key("affiliation", "text", "the author's institution"),
     Key("role", "text", "the author's role or position, such as PhD student or Professor"),
     Key("group", "text", "the group the author is listed under on the home page, such as current or alumni "
         "(one of site.yaml's 'groups' when it lists them)"),
+    Key("member", "section", "the years the author was a member of the lab, such as {from: 2019, until: 2023}",
+        table=MEMBER, expect="a mapping such as {from: 2019, until: 2023}"),
     Key("photo", "text", "a photo: a PNG, JPEG, WebP or GIF image under content/, such as "
         "photos/jane-doe.jpg; it is copied to the site with its width and height",
         check=_matches(PHOTO_PATTERN), pattern=PHOTO_PATTERN,
