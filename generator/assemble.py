@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from generator.config import AuthorConfig, SiteConfig
 from generator.config.accent import dark_variant
+from generator.config.schema import LAB_AUTHORS
 from generator.filters import decide, normalize_name
 from generator.latex import tex_to_text
 from generator.markup import markdown_to_html
@@ -55,7 +56,7 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
         cname=config.cname, extra=config.extra, people=people,
         feed_size=config.feed_size, authors_shown=config.authors_shown, venues=config.venues, groups=_groups(config),
         accent=(config.accent, dark_variant(config.accent)) if config.accent else None,
-        newest=listed[1], publications=config.publications,
+        newest=listed[1], publications=_publications(config),
     )
 
 
@@ -78,6 +79,14 @@ def newest(authors: Iterable[Author], count: int) -> tuple[Record, ...]:
 def _groups(config: SiteConfig) -> tuple[str, ...]:
     """site.yaml's groups, else the authors' groups in the order they first appear."""
     return config.groups or tuple(dict.fromkeys(a.group for a in config.authors if a.group))
+
+
+def _publications(config: SiteConfig) -> bool:
+    """Whether the site has the lab's list: as site.yaml says, else when it has at most
+    ``LAB_AUTHORS`` authors (a lab; a larger site would list tens of thousands of works on one page)."""
+    if config.publications is not None:
+        return config.publications
+    return len(config.authors) <= LAB_AUTHORS
 
 
 def kept_records(author: AuthorConfig, store: Store) -> list[Record]:

@@ -237,3 +237,16 @@ def test_the_list_can_be_turned_off(tmp_path: Path) -> None:
     assert not (out / "publications").exists()
     assert "/publications/" not in (out / "index.html").read_text("utf-8")
     assert "/publications/" not in (out / "sitemap.xml").read_text("utf-8")
+
+
+def test_a_site_of_more_than_a_labs_authors_has_the_list_only_when_it_asks(tmp_path: Path) -> None:
+    from generator.config.schema import LAB_AUTHORS
+
+    root = tmp_path / "site"
+    (root / "content/authors").mkdir(parents=True)
+    (root / "site.yaml").write_text("title: Many\n", "utf-8")
+    for i in range(LAB_AUTHORS + 1):
+        (root / f"content/authors/a{i:03d}.yaml").write_text(f"name: Author {i}\n", "utf-8")
+    assert not (build(root) / "publications").exists()
+    (root / "site.yaml").write_text("title: Many\npublications: true\n", "utf-8")
+    assert (build(root) / "publications/index.html").is_file()

@@ -21,7 +21,8 @@ from generator.config.accent import HEX_PATTERN
 from generator.paths import DEFAULT_OUTPUT_DIR
 
 ARXIV_API = "https://export.arxiv.org/api/query"
-SCHEMA_DIR = "docs/schema"      # where a site keeps the JSON Schema files, relative to its root
+SCHEMA_DIR = "docs/schema"
+LAB_AUTHORS = 100               # the most authors whose site has the lab's list unless site.yaml says      # where a site keeps the JSON Schema files, relative to its root
 
 # The value types a row can have; json_schema and docs describe each of them.
 TYPES = ("text", "int", "number", "bool", "texts", "categories", "arxiv_ids", "arxiv_id", "date",
@@ -189,8 +190,9 @@ SITE = Table("site.yaml", (
         "as a comment)", pattern=HEX_PATTERN),
     Key("publications", "bool", "add the lab's list of publications (/publications/): every work of every "
         "author once, newest first, with filters by year, member, subject and kind, its own feed, BibTeX and "
-        "CSL-JSON, who works with whom, and a link in the navigation; it lists every work in full on one page "
-        "(turn it off for a site of hundreds of authors, where the subject pages serve)", default=True),
+        "CSL-JSON, who works with whom, and a link in the navigation; it lists every work in full on one page, "
+        f"so when absent it is made for a site of at most {LAB_AUTHORS} authors (a lab) and not for a larger "
+        "one (at 1,000 authors x 100 records it would add 380 MB, where the subject pages serve)"),
     Key("fetch", "section", "how sources are fetched", table=FETCH),
     Key("groups", "texts", "the order of the authors' groups on the home page, such as [current, alumni]; "
         "each author's 'group' must be one of them", default=()),

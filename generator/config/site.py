@@ -56,7 +56,7 @@ class SiteConfig:
     authors_shown: int = SITE.default("authors_shown")
     groups: tuple[str, ...] = SITE.default("groups")   # the order of the authors' groups on the home page
     accent: str | None = SITE.default("accent")        # '#rrggbb' with 4.5:1 on the light background
-    publications: bool = SITE.default("publications")   # the lab's list (/publications/, generator.lab)
+    publications: bool | None = SITE.default("publications")   # the lab's list (None: by the number of authors)
     fetch: FetchPolicy = FetchPolicy()
     extra: Mapping[str, Any] = field(default_factory=dict)
     authors: tuple[AuthorConfig, ...] = ()
