@@ -99,9 +99,9 @@ def _lab_exports(lab: Lab, title: str) -> list[Task]:
         return []
     whole = Author(slug="publications", name=title, affiliation=None, bio_html="", links=(), records=records,
                    subjects=(), years=())
-    weight = len(records) // 2 + 1
-    return [Task(routes.publications_bibtex().path, functools.partial(to_bibtex, whole), "lab", weight, (title, records)),
-            Task(routes.publications_csl().path, functools.partial(to_csl_json, whole), "lab", weight, (title, records))]
+    weight, reads = len(records) // 2 + 1, (title, records)
+    return [Task(routes.publications_bibtex().path, functools.partial(to_bibtex, whole), "lab", weight, reads),
+            Task(routes.publications_csl().path, functools.partial(to_csl_json, whole), "lab", weight, reads)]
 
 
 def _subject_pages(s: Subject, per_page: int) -> list[PagePlan]:
