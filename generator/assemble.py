@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from generator.config import AuthorConfig, SiteConfig
 from generator.config.accent import dark_variant
 from generator.feed_ids import Memory, resolve
+from generator.config.schema import LAB_AUTHORS
 from generator.filters import decide, normalize_name
 from generator.latex import tex_to_text
 from generator.markup import markdown_to_html
@@ -63,6 +64,7 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
         repository=config.repository, papers=config.papers,
         paper_keys=collisions(listed[0]) if config.papers else {},
         newest=listed[1], feeds=resolve(feeds, authors) if feeds is not None else None,
+        publications=_publications(config),
     )
 
 
@@ -85,6 +87,14 @@ def newest(authors: Iterable[Author], count: int) -> tuple[Record, ...]:
 def _groups(config: SiteConfig) -> tuple[str, ...]:
     """site.yaml's groups, else the authors' groups in the order they first appear."""
     return config.groups or tuple(dict.fromkeys(a.group for a in config.authors if a.group))
+
+
+def _publications(config: SiteConfig) -> bool:
+    """Whether the site has the lab's list: as site.yaml says, else when it has at most
+    ``LAB_AUTHORS`` authors (a lab; a larger site would list tens of thousands of works on one page)."""
+    if config.publications is not None:
+        return config.publications
+    return len(config.authors) <= LAB_AUTHORS
 
 
 def kept_records(author: AuthorConfig, store: Store) -> list[Record]:
@@ -125,7 +135,7 @@ def assemble_author(a: AuthorConfig, store: Store, tax: Taxonomy, citations: str
         links=a.links, records=tuple(records),
         subjects=tuple(sorted(subj.items(), key=lambda kv: (-kv[1], kv[0]))),
         years=tuple(sorted(years.items(), reverse=True)), template=a.template,
-        photo=a.photo, role=a.role, group=a.group, pinned=_pinned(records, a.pinned),
+        photo=a.photo, role=a.role, group=a.group, pinned=_pinned(records, a.pinned), member=a.member,
     )
 
 

@@ -167,6 +167,15 @@ class Author:
     role: str | None = None             # "PhD student", "Professor" ...
     group: str | None = None            # "current", "alumni" ... (ordered by site.yaml's groups)
     pinned: tuple[Record, ...] = ()     # "Selected publications", in the order the file gives
+    member: tuple[int | None, int | None] | None = None   # (from, until): years in the lab (author file)
+
+    def member_in(self, year: int | None) -> bool:
+        """Whether a record of ``year`` counts for the lab: always without ``member`` years, and
+        an undated record always (it cannot be placed); else when it falls within them."""
+        if self.member is None or year is None:
+            return True
+        start, end = self.member
+        return (start is None or year >= start) and (end is None or year <= end)
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,6 +248,7 @@ class SiteModel:
     # The works whose paper key another work has, with the key each takes (papers.collisions):
     # empty on every site seen; a site value, so every job's digest holds it (generator.reads).
     paper_keys: Mapping[str, str] = field(default_factory=dict)
+    publications: bool = True  # the lab's list at /publications/ (site.yaml publications; generator.lab)
     # The site feed's records: the newest feed_size of every author's, each once (assemble.newest;
     # None: made when planned). Site-wide, so the preview keeps it while no author's records change.
     newest: tuple[Record, ...] | None = None

@@ -25,6 +25,7 @@ from generator import assemble
 from generator.errors import SiteError
 from generator.exports import authors_index, to_bibtex, to_csl_json
 from generator.feed_ids import Announcement, FeedIds
+from generator.lab import Lab, lab_of
 from generator.model import Author, Record, SiteModel, Subject, SubjectHeading
 from generator.papers import key_of
 from generator.routes import Route, Urls
@@ -49,9 +50,12 @@ class PagePlan:
         return self.route.path
 
 
-def plan_pages(site: SiteModel, taxonomy: Taxonomy) -> list[PagePlan]:
-    """Every page and feed of the site, in a stable order."""
+def plan_pages(site: SiteModel, taxonomy: Taxonomy, lab: Lab | None = None) -> list[PagePlan]:
+    """Every page and feed of the site, in a stable order (``lab``: the lab's list, ``lab_of``,
+    made already; made here when the site has one)."""
     plans = [PagePlan(routes.home(), "index.html", {"page_kind": "home", "authors": site.authors})]
+    if site.publications:
+        plans += _lab_pages(site, lab if lab is not None else lab_of(site.authors, site.groups))
     for a in site.authors:
         plans += _author_pages(site, a)
     plans.append(PagePlan(routes.subjects(), "subjects.html",
@@ -97,6 +101,28 @@ def _paper_pages(site: SiteModel) -> list[PagePlan]:
         plans += [PagePlan(routes.paper(key_of(site.paper_keys, r.key)), "paper.html",
                            {"page_kind": "paper", "r": r}, group=group) for r in records]
     return plans
+
+
+def _lab_pages(site: SiteModel, lab: Lab) -> list[PagePlan]:
+    """The lab's list (/publications/) and its feed: the page reads the whole list with its
+    counts and who works with whom (generator.lab), the feed its newest ``feed_size`` records."""
+    page = PagePlan(routes.publications(), "publications.html", {"page_kind": "publications", "lab": lab},
+                    group="lab", weight=len(lab.entries) + 1)
+    feed = _feed(page.route, f"Publications · {site.title}", f"New publications of the members of {site.title}.",
+                 tuple(e.record for e in lab.entries[:site.feed_size]), "lab")
+    return [page, feed]
+
+
+def _lab_exports(lab: Lab, title: str) -> list[Task]:
+    """The list's BibTeX and CSL-JSON, made as an author's are (reading its records only)."""
+    records = lab.exported()
+    if not records:
+        return []
+    whole = Author(slug="publications", name=title, affiliation=None, bio_html="", links=(), records=records,
+                   subjects=(), years=())
+    weight, reads = len(records) // 2 + 1, (title, records)
+    return [Task(routes.publications_bibtex().path, functools.partial(to_bibtex, whole), "lab", weight, reads),
+            Task(routes.publications_csl().path, functools.partial(to_csl_json, whole), "lab", weight, reads)]
 
 
 def _subject_pages(s: Subject, per_page: int) -> list[PagePlan]:
@@ -182,8 +208,9 @@ def plan_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy, roo
     robots.txt, .nojekyll, CNAME and (given the site's ``root``) the authors' photos; each
     names what it reads."""
     _set_globals(env, site, taxonomy)
-    plans = plan_pages(site, taxonomy)
-    tasks = [_page_task(env, p) for p in plans]
+    lab = lab_of(site.authors, site.groups) if site.publications else None
+    plans = plan_pages(site, taxonomy, lab)
+    tasks = [_page_task(env, p) for p in plans] + (_lab_exports(lab, site.title) if lab is not None else [])
     for a in site.authors:
         tasks += _export_tasks(a)
     index = tuple((a.slug, a.name, len(a.records)) for a in site.authors)

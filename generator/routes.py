@@ -94,6 +94,23 @@ def paper(key: str) -> Route:
     return _folder(f"papers/{key}/")
 
 
+def publications() -> Route:
+    """The lab's list of publications (site.yaml ``publications``, generator.lab)."""
+    return _folder("publications/")
+
+
+def publications_feed() -> Route:
+    return _file(publications().url + "feed.xml")
+
+
+def publications_bibtex() -> Route:
+    return _file(publications().url + "publications.bib")
+
+
+def publications_csl() -> Route:
+    return _file(publications().url + "publications.json")
+
+
 def page(name: str) -> Route:
     """A free Markdown page (content/pages/NAME.md)."""
     return _folder(f"pages/{name}/")
@@ -161,6 +178,8 @@ KINDS: dict[str, Callable[..., Route]] = {
     "home": home, "author": author, "author_feed": author_feed, "author_bibtex": author_bibtex,
     "author_csl": author_csl, "author_photo": author_photo, "subjects": subjects, "subject": subject,
     "subject_feed": subject_feed, "venues": venues, "venue": venue, "paper": paper, "page": page, "search": search,
+    "publications": publications, "publications_feed": publications_feed,
+    "publications_bibtex": publications_bibtex, "publications_csl": publications_csl,
     "search_index": search_index, "site_feed": site_feed,
     "authors_index": authors_index, "sitemap": sitemap, "robots": robots, "not_found": not_found,
     "static": static,

@@ -18,8 +18,10 @@ from markupsafe import Markup
 
 from generator import byline, paper_meta, routes
 from generator.chart import year_chart
+from generator.coauthors import Graph, coauthor_graph
 from generator.exports import bibtex_keys, paper_bibtex
 from generator.filters import normalize_name
+from generator.lab import Entry, Lab, filter_id
 from generator.latex import tex_to_html, tex_to_text
 from generator.matching import not_mine_url
 from generator.model import Author, Person, Record, SiteModel
@@ -95,7 +97,7 @@ def record_partials(env: jinja2.Environment, site: SiteModel) -> dict[str, Parti
         "record_brief": Partial(env, "partials/record_brief.html", keep=_in_several_subjects),
         "feed_entry": Partial(env, "partials/feed_entry.xml", ("r", "ids"), keep=False),
         "chip": Partial(env, "partials/chip.html", ("code", "primary")),
-        "record_html": Partial(env, "partials/record.html", ("r", "own", "pinned", "keys"), keep=False),
+        "record_html": Partial(env, "partials/record.html", ("r", "own", "pinned", "keys", "lab"), keep=False),
         "person": Partial(env, "partials/person.html", ("name", "marks", "position", "own")),
     }
 
@@ -176,9 +178,13 @@ def _cites(authors: tuple[Person, ...]) -> bool:
     return False
 
 
+MEMBERS = "*"   # ``own`` on the lab's list: every profiled author of the site is emphasised
+
+
 class _Bylines:
     """``r|byline`` (``r|byline(false)`` without affiliations; ``r|byline(true, slug)`` on the page of
-    the profiled author ``slug``, whose name is then bold and no link): a record's bounded byline, one
+    the profiled author ``slug``, whose name is then bold and no link; ``r|byline(true, "*")`` on the
+    lab's list, where every profiled author is bold and a link): a record's bounded byline, one
     filter call per record instead of a template loop per name (the largest cost of a record's
     partial). The usual record (no more names than shown, none citing an affiliation) reads each
     name's partial from a dict keyed by the name: a site names a few thousand people on a hundred
@@ -191,10 +197,14 @@ class _Bylines:
         self._plain: dict[str, Markup] = {}   # name -> its partial, no marks, no position
         self._slugs: dict[str, str | None] = {}   # name -> the profiled author it names, if any
 
-    def _is(self, name: str, own: str) -> bool:
+    def _is(self, name: str, own: str) -> bool | str:
+        """How partials/person.html shows ``name``: True as the page's own author, "member" as a
+        member on the lab's list (``own`` is ``MEMBERS``), else False."""
         slug = self._slugs.get(name, "")
         if slug == "":
             slug = self._slugs[name] = person_slug(self._people, name)
+        if own == MEMBERS:
+            return "member" if slug else False
         return slug == own
 
     def __call__(self, r: Record, affiliations: bool = True, own: str = "") -> Byline:
@@ -211,14 +221,14 @@ class _Bylines:
             names = [plain[p.name] for p in authors]
         if own:   # the page's own author: its own partial (bold, no link), kept as the others are
             small, mine = self._person.small, self._is
-            names = [small(p.name, "", "", True) if mine(p.name, own) else n for p, n in zip(authors, names)]
+            names = [small(p.name, "", "", is_) if (is_ := mine(p.name, own)) else n for p, n in zip(authors, names)]
         return Byline(Markup(", ".join(names)), (), "")
 
     def _bounded(self, authors: tuple[Person, ...], affiliations: bool, own: str) -> Byline:
         small = self._person.small
         shown, affs = byline.shown_authors(authors, self._limit, self._people, affiliations)
         names = ", ".join([("… " if s.gap and s.index else "")
-                           + small(s.person.name, s.marks, s.position, bool(own) and self._is(s.person.name, own))
+                           + small(s.person.name, s.marks, s.position, self._is(s.person.name, own) if own else False)
                            for s in shown])
         rest = len(authors) - len(shown)
         return Byline(Markup(names), affs, f"{rest:,}" if rest else "")
@@ -294,6 +304,29 @@ def _paper_bibtex(listed: Mapping[str, tuple[str, ...]], by_slug: Mapping[str, A
     return paper_bibtex(r, by_slug[slug]) if slug else ""
 
 
+def lab_records(record_html: Partial, entries: Iterable[Entry]) -> Markup:
+    """The entries of the lab's list through the record partial (its members emphasised), each
+    with its kind and members for the filters (``lab``)."""
+    return Markup("".join([record_html(e.record, MEMBERS, False, None, (e.kind, " ".join(e.members)))
+                           for e in entries]))
+
+
+def lab_graph(lab: Lab) -> Graph:
+    """Who works with whom on the lab's page (generator.coauthors)."""
+    return coauthor_graph([(m.slug, m.name) for m in lab.members], lab.pairs)
+
+
+def entries_by_year(entries: Iterable[Entry]) -> list[tuple[int | None, list[Entry]]]:
+    """Consecutive entries of the lab's list grouped by their record's year (``by_year``)."""
+    groups: list[tuple[int | None, list[Entry]]] = []
+    for e in entries:
+        if groups and groups[-1][0] == e.record.year:
+            groups[-1][1].append(e)
+        else:
+            groups.append((e.record.year, [e]))
+    return groups
+
+
 def bibtex_keys_by_record(author: Author) -> dict[str, str]:
     """Each record's key in the author's BibTeX export (generator.exports), by the record's key:
     what a record's "BibTeX" link copies."""
@@ -337,5 +370,7 @@ def template_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonom
         "paper_url": _PaperUrls(urls, site), "citation_tags": paper_meta.citation_tags,
         "paper_jsonld": paper_meta.paper_jsonld,
         "paper_description": paper_meta.description, "paper_bibtex": functools.partial(_paper_bibtex, site.record_authors, by_slug),
+        "lab_records": functools.partial(lab_records, partials["record_html"]), "lab_graph": lab_graph,
+        "filter_id": filter_id, "entries_by_year": entries_by_year,
         "entry_updated": entry_updated, "year_chart": year_chart, "nav_pages": [p for p in site.pages if p.in_nav], "by_year": by_year,
     }

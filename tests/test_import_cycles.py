@@ -130,7 +130,8 @@ def test_no_import_cycle_among_generator_modules() -> None:
 # module must be put in one.
 STAGES = {
     "base": "generator errors ids paths model record_json taxonomy yamlfile markup latex latex_tables plaintext "
-            "names tasks routes reads chart partials sitesize search_index processes files incremental.values buildinfo",
+            "names tasks routes reads chart coauthors partials sitesize search_index processes files incremental.values "
+            "buildinfo",
     "load": "config config.accent config.authors config.check config.docs config.json_schema config.pages "
             "config.photos config.records config.schema config.site config.sources config.typed "
             "incremental incremental.inputs incremental.parsed",
@@ -140,7 +141,7 @@ STAGES = {
              "sources.works cache cache_records store fetch refresh refresh_batch refresh_match",
     "assemble": "assemble matching feed_ids merge filters venues byline papers incremental.hollow "
                 "incremental.subject_order incremental.memory",
-    "plan": "jobs render template_globals themes exports search_docs paper_meta incremental.canonical incremental.snapshot "
+    "plan": "jobs render template_globals themes exports lab search_docs paper_meta incremental.canonical incremental.snapshot "
             "incremental.subject_jobs incremental.search_kept incremental.search_patch",
     "write": "output parallel search linkcheck incremental.early_index incremental.prelink",
     "commands": "build pipeline check lint review live serve serve_watch reload preview_files newsite cli __main__ "

@@ -177,7 +177,10 @@ def test_a_fresh_clone_with_the_last_output_reuses_all_but_the_jobs_an_edit_touc
     assert got == {f"authors/{slug}/index.html", f"authors/{slug}/feed.xml", f"authors/{slug}/publications.bib",
                    f"authors/{slug}/publications.json", *pages, "subjects/cs.CL/feed.xml", "subjects/index.html",
                    "index.html", "feed.xml", "data.json", SEARCH,
-                   f"papers/{paper_key(record_key(None, None, 'A new one', 2031))}/index.html", "sitemap.xml"}
+                   f"papers/{paper_key(record_key(None, None, 'A new one', 2031))}/index.html", "sitemap.xml",
+                   # the lab's list shows every work: its page, feed and exports
+                   "publications/index.html", "publications/feed.xml", "publications/publications.bib",
+                   "publications/publications.json"}
     assert res.rendered == len(got)
     assert_same_as_clean(root, tmp_path, "clone-record")
 
@@ -207,7 +210,11 @@ def test_parallel_and_incremental_equal_clean_on_a_synthetic_site(tmp_path: Path
             f"authors/{a.slug}/publications.json", "index.html", f"papers/{paper_key(record.key)}/index.html",
             SEARCH}   # not data.json, nor subjects/index.html: they list names and counts, not titles
     assert must <= got and "subjects/index.html" not in got
-    assert all(p in must or p == "feed.xml" or p.startswith(tuple(subjects)) for p in got), got
+    lab = {"publications/index.html", "publications/publications.bib",
+           "publications/publications.json"}   # the lab's list shows the title too (its feed, the newest)
+    assert lab <= got
+    assert all(p in must | lab or p in ("feed.xml", "publications/feed.xml") or p.startswith(tuple(subjects))
+               for p in got), got
     assert any(p.startswith(tuple(subjects)) for p in got)
     # each subject page reads its own records and the subject's heading: of a subject's pages,
     # only the one listing the record is made again (the subject has more than one here)
@@ -319,7 +326,8 @@ def test_a_restored_clone_with_ten_records_changed_renders_only_what_they_touch(
     assert "read cache (5 authors assembled)" in dict(res.stages), \
         "the other authors come from .authorsite/ as restored (keyed by content, not dates)"
     allowed = ({"index.html", "feed.xml", "subjects/index.html", "data.json"}
-               | {SEARCH} | papers)
+               | {SEARCH} | papers | {"publications/index.html", "publications/feed.xml", "publications/publications.bib",
+                                     "publications/publications.json"})   # the lab's list shows every work
     outside = {p for p in got if p not in allowed and not p.startswith(
         tuple(f"authors/{s}/" for s in touched) + tuple(f"subjects/{c}/" for c in subjects))}
     assert outside == set(), "a job that none of the changed records touches was run"

@@ -36,7 +36,8 @@ AuthorConfig = config_class(
     "AuthorConfig", AUTHOR, __name__, head=(("slug", "str"), ("path", "str")),
     own={"links": ("tuple[Link, ...]", ()), "photo": ("Photo | None", None), "sources": ("tuple[Source, ...]", ()),
          "extra_links": ("tuple[tuple[str, tuple[tuple[str, str], ...]], ...]", ()),   # (record id, (kind, URL)...)
-         "filters": ("Filters", Filters())},
+         "filters": ("Filters", Filters()),
+         "member": ("tuple[int | None, int | None] | None", None)},   # (from, until) years in the lab
     doc="An author file's keys (generator.config.schema.AUTHOR), its slug and its path.")
 
 
@@ -174,7 +175,8 @@ def _load_author(raw: bytes, slug: str, display: str, root: Path,
         **v, "slug": slug, "path": display, "name": v["name"] or slug, "links": links_of(v["links"]),
         "filters": Filters(**v["filters"]) if v["filters"] else Filters(),
         "photo": read_photo(ck, root, v["photo"], m.lines.get("photo")),
-        "extra_links": tuple(v["extra_links"].items()) if v["extra_links"] else ()})
+        "extra_links": tuple(v["extra_links"].items()) if v["extra_links"] else (),
+        "member": _member(ck, m, v["member"])})
     return author, ck.problems
 
 
@@ -185,6 +187,20 @@ def author_problems(raw: bytes, slug: str, display: str, root: Path, groups: tup
         return _load_author(raw, slug, display, root, groups)[1]
     except SiteError as exc:
         return list(exc.problems or (Problem(exc.path or display, exc.line, exc.message),))
+
+
+def _member(ck: Checker, m: YMap, values: dict[str, Any] | None) -> tuple[int | None, int | None] | None:
+    """``member: {from, until}`` as (from, until); a span that ends before it starts is refused."""
+    if not values or (values["from"] is None and values["until"] is None):
+        return None
+    start, end = values["from"], values["until"]
+    if start is not None and end is not None and end < start:
+        sub = m.get("member")
+        line = sub.lines.get("until") if isinstance(sub, YMap) else m.lines.get("member")
+        ck.err(line, f"'member.until' ({end}) is before 'member.from' ({start}); give the last year the author "
+                     "was a member, or swap the two")
+        return None
+    return start, end
 
 
 def read_extra_links(ck: Checker, m: YMap, key: Key, where: str) -> dict[str, tuple[tuple[str, str], ...]]:

@@ -21,7 +21,8 @@ from generator.config.accent import HEX_PATTERN
 from generator.paths import DEFAULT_OUTPUT_DIR
 
 ARXIV_API = "https://export.arxiv.org/api/query"
-SCHEMA_DIR = "docs/schema"      # where a site keeps the JSON Schema files, relative to its root
+SCHEMA_DIR = "docs/schema"
+LAB_AUTHORS = 100               # the most authors whose site has the lab's list unless site.yaml says      # where a site keeps the JSON Schema files, relative to its root
 
 # The value types a row can have; json_schema and docs describe each of them.
 TYPES = ("text", "int", "number", "bool", "texts", "categories", "arxiv_ids", "arxiv_id", "date",
@@ -190,6 +191,11 @@ SITE = Table("site.yaml", (
         "that reaches 4.5:1 there; the theme's blue when absent",
         check=_matches(HEX_PATTERN), expect="a colour written #rrggbb, such as '#6b3fa0' (quoted: YAML reads # "
         "as a comment)", pattern=HEX_PATTERN),
+    Key("publications", "bool", "add the lab's list of publications (/publications/): every work of every "
+        "author once, newest first, with filters by year, member, subject and kind, its own feed, BibTeX and "
+        "CSL-JSON, who works with whom, and a link in the navigation; it lists every work in full on one page, "
+        f"so when absent it is made for a site of at most {LAB_AUTHORS} authors (a lab) and not for a larger "
+        "one (at 1,000 authors x 100 records it would add 380 MB, where the subject pages serve)"),
     Key("fetch", "section", "how sources are fetched", table=FETCH),
     Key("groups", "texts", "the order of the authors' groups on the home page, such as [current, alumni]; "
         "each author's 'group' must be one of them", default=()),
@@ -236,12 +242,21 @@ FILTERS = Table("filters", (
     Key("coauthors", "texts", "keep only records with one of these co-authors", default=()),
 ), help="Which fetched records the author's page keeps (typed-in records are always kept).")
 
+MEMBER = Table("member", (
+    Key("from", "int", "the first year the author was a member", lo=1900, hi=2100),
+    Key("until", "int", "the last year the author was a member (absent while they are one)", lo=1900, hi=2100),
+), help="The years an author was a member of the lab: its list (/publications/) and its counts take the "
+        "author's records from these years only; the author's own page shows all of them, and the home page "
+        "shows the years (alumni's, with 'group').")
+
 AUTHOR = Table("author file", (
     Key("name", "text", "the author's name as shown on the page", required=True),
     Key("affiliation", "text", "the author's institution"),
     Key("role", "text", "the author's role or position, such as PhD student or Professor"),
     Key("group", "text", "the group the author is listed under on the home page, such as current or alumni "
         "(one of site.yaml's 'groups' when it lists them)"),
+    Key("member", "section", "the years the author was a member of the lab, such as {from: 2019, until: 2023}",
+        table=MEMBER, expect="a mapping such as {from: 2019, until: 2023}"),
     Key("photo", "text", "a photo: a PNG, JPEG, WebP or GIF image under content/, such as "
         "photos/jane-doe.jpg; it is copied to the site with its width and height",
         check=_matches(PHOTO_PATTERN), pattern=PHOTO_PATTERN,

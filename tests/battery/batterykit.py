@@ -285,7 +285,7 @@ def parse_page(source: str) -> _Doc:
     return d
 
 
-OUR_SCRIPTS = ("static/filter.js", "static/records.js", "static/search.js", "static/theme.js", "static/theme-init.js")
+OUR_SCRIPTS = ("static/filter.js", "static/lab-filter.js", "static/records.js", "static/search.js", "static/theme.js", "static/theme-init.js")
 
 
 def page_problems(source: str, base_path: str, allowed_prefixes: tuple[str, ...]) -> list[str]:

@@ -40,7 +40,7 @@ DOM_AUDIT = """() => {
   return {handlers, scripts, links, xss: window.__xss === undefined ? null : String(window.__xss)};
 }"""
 
-OUR_SCRIPTS = {"/static/filter.js", "/static/records.js", "/static/search.js", "/static/theme.js", "/static/theme-init.js", "inline:application/ld+json"}
+OUR_SCRIPTS = {"/static/filter.js", "/static/lab-filter.js", "/static/records.js", "/static/search.js", "/static/theme.js", "/static/theme-init.js", "inline:application/ld+json"}
 
 
 class _Quiet(SimpleHTTPRequestHandler):

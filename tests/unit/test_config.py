@@ -11,11 +11,11 @@ from generator.errors import SiteError
 from generator.yamlfile import YFloat, parse_yaml
 from helpers import make_project  # tests/ is on sys.path (tests/conftest.py)
 
-AUTHOR_KEYS = ("name, affiliation, role, group, photo, links, bio, aliases, sources, pinned, extra_links, include, "
+AUTHOR_KEYS = ("name, affiliation, role, group, member, photo, links, bio, aliases, sources, pinned, extra_links, include, "
                "exclude, filters, separate, template")
 SITE_KEYS = ("title, description, base_url, language, theme, output_dir, contact, cname, paginate, citations, venues, papers, "
              "feed_size, "
-             "authors_shown, accent, fetch, groups, extra, repository")
+             "authors_shown, accent, publications, fetch, groups, extra, repository")
 
 
 def expect_error(tmp_path: Path, files: dict[str, str], expected: list[str]) -> SiteError:
