@@ -21,8 +21,9 @@ from typing import Any, Callable, Collection, Iterable
 import jinja2
 
 from generator import routes
-from generator import assemble
+from generator import assemble, i18n
 from generator.errors import SiteError
+from generator.i18n import N_
 from generator.exports import authors_index, to_bibtex, to_csl_json
 from generator.model import Author, Record, SiteModel, Subject, SubjectHeading
 from generator.routes import Route, Urls
@@ -56,12 +57,12 @@ def plan_pages(site: SiteModel, taxonomy: Taxonomy) -> list[PagePlan]:
     for s in site.subjects:
         plans += _subject_pages(s, site.paginate)
         plans.append(_feed(routes.subject(s.code), f"{s.name} ({s.code}) · {site.title}",
-                           f"Records in {s.name} by the profiled authors.", s.records[:site.feed_size],
-                           subject_group(s.code)))
+                           N_("Records in %(name)s by the profiled authors."), s.records[:site.feed_size],
+                           subject_group(s.code), s.name))
     if site.venues:
         plans += _venue_pages(site)
     newest = site.newest if site.newest is not None else assemble.newest(site.authors, site.feed_size)
-    plans.append(_feed(routes.home(), site.title, "New records of the profiled authors.", newest[:site.feed_size]))
+    plans.append(_feed(routes.home(), site.title, N_("New records of the profiled authors."), newest[:site.feed_size]))
     plans.append(PagePlan(routes.search(), "search.html", {"page_kind": "search"}))
     plans += [PagePlan(routes.page(p.name), "page.html", {"page_kind": "page", "page": p}) for p in site.pages]
     plans.append(PagePlan(routes.not_found(), "404.html", {"page_kind": "404"}, in_sitemap=False))
@@ -73,8 +74,8 @@ def _author_pages(site: SiteModel, a: Author) -> list[PagePlan]:
     group, weight = author_group(a.slug), len(a.records) + 1
     page = PagePlan(routes.author(a.slug), a.template, {"page_kind": "author", "author": a}, group=group,
                     weight=weight)
-    feed = _feed(page.route, f"{a.name} · {site.title}", f"Publications and source records attributed to {a.name}.",
-                 a.records[:site.feed_size], group)
+    feed = _feed(page.route, f"{a.name} · {site.title}", N_("Publications and source records attributed to %(name)s."),
+                 a.records[:site.feed_size], group, a.name)
     return [page, feed]
 
 
@@ -129,11 +130,14 @@ def _group_subjects(subjects: Iterable[Subject], taxonomy: Taxonomy) -> list[dic
     return sorted(groups.values(), key=lambda g: (taxonomy.group_rank(g["code"]), g["name"]))
 
 
-def _feed(page: Route, title: str, subtitle: str, records: tuple[Record, ...], group: str = "site") -> PagePlan:
-    """The Atom feed of the page at ``page``; updated = newest record, not the clock."""
+def _feed(page: Route, title: str, subtitle: str, records: tuple[Record, ...], group: str = "site",
+          name: str = "") -> PagePlan:
+    """The Atom feed of the page at ``page``; updated = newest record, not the clock. ``subtitle``
+    is a message of the theme's catalogues (marked ``N_``), translated when rendered, its
+    ``%(name)s`` being ``name``."""
     updated = newest_update(records)
-    ctx = {"page_kind": "feed", "feed_title": title, "feed_subtitle": subtitle, "alternate": page.url,
-           "records": records, "updated": updated}
+    ctx = {"page_kind": "feed", "feed_title": title, "feed_subtitle": subtitle, "feed_name": name,
+           "alternate": page.url, "records": records, "updated": updated}
     return PagePlan(routes.feed_of(page.url), "feed.xml", ctx, False, group, len(records) + 1)
 
 
@@ -141,7 +145,7 @@ def plan_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy, roo
     """Every file of the site as a task: pages, feeds, exports, the authors' index, sitemap,
     robots.txt, .nojekyll, CNAME and (given the site's ``root``) the authors' photos; each
     names what it reads."""
-    _set_globals(env, site, taxonomy)
+    _set_globals(env, site, taxonomy, root)
     plans = plan_pages(site, taxonomy)
     tasks = [_page_task(env, p) for p in plans]
     for a in site.authors:
@@ -159,7 +163,7 @@ def author_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy, s
     """The tasks of these authors' own files only (page, feed, exports, photo), made as
     ``plan_tasks`` makes them (the same paths, reads and digests): the preview renders an edited
     author's files first, before it plans the rest of the site."""
-    _set_globals(env, site, taxonomy)
+    _set_globals(env, site, taxonomy, root)
     tasks = []
     for a in site.authors:
         if a.slug in slugs:
@@ -167,8 +171,12 @@ def author_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy, s
     return tasks
 
 
-def _set_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> None:
-    env.globals.update(template_globals(env, site, taxonomy))
+def _set_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy, root: Path | None) -> None:
+    """The templates' globals and filters, and gettext in the site's language (with the site's own
+    catalogue, given its ``root``)."""
+    lang = i18n.site_language(root, site.language)
+    formats = i18n.install(env, lang)
+    env.globals.update(template_globals(env, site, taxonomy, lang, formats))
     env.filters.update(template_filters(env.globals))
 
 

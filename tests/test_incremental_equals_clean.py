@@ -256,7 +256,8 @@ def test_the_built_in_theme_reads_of_the_globals_only_what_every_digest_covers()
     templates may read of ``site`` only what ``reads.site_values`` digests into every job, and of
     ``authors_by_slug`` only names."""
     covered = {f"site.{name}" for name, _ in reads.site_values(_tiny_model()) if name != "authors"}
-    covered |= {"authors_by_slug[].name", "authors_by_slug[].slug"}
+    covered |= {"authors_by_slug[].name", "authors_by_slug[].slug", "authors_by_slug[].name_native",
+                "authors_by_slug[].name_native_lang"}
     top = builtin_theme_dir() / "templates"
     found = {p.relative_to(top).as_posix(): _global_reads(p.read_text("utf-8")) - covered
              for p in sorted(top.rglob("*")) if p.is_file()}

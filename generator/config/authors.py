@@ -51,6 +51,8 @@ class AuthorConfig:
     template: str = AUTHOR.default("template")
     separate: tuple[tuple[str, str], ...] = AUTHOR.default("separate")   # record ids never merged
     role: str | None = AUTHOR.default("role")
+    name_native: str | None = AUTHOR.default("name_native")
+    name_native_lang: str | None = AUTHOR.default("name_native_lang")
     group: str | None = AUTHOR.default("group")
     photo: Photo | None = None
     pinned: tuple[str, ...] = AUTHOR.default("pinned")        # record ids, arXiv ids or DOIs
@@ -194,6 +196,7 @@ def _load_author(raw: bytes, slug: str, display: str, root: Path,
         links=links_of(v["links"]), bio=v["bio"], aliases=v["aliases"], sources=v["sources"],
         include=v["include"], exclude=v["exclude"], filters=Filters(**v["filters"]) if v["filters"] else Filters(),
         template=v["template"], separate=v["separate"], role=v["role"], group=v["group"],
+        name_native=v["name_native"], name_native_lang=v["name_native_lang"],
         photo=read_photo(ck, root, v["photo"], m.lines.get("photo")), pinned=v["pinned"],
         extra_links=tuple(v["extra_links"].items()) if v["extra_links"] else (),
     )

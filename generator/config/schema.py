@@ -232,6 +232,11 @@ FILTERS = Table("filters", (
 
 AUTHOR = Table("author file", (
     Key("name", "text", "the author's name as shown on the page", required=True),
+    Key("name_native", "text", "the name in its own script, such as 崔斌, shown beside 'name' on the author's "
+        "page and in bylines where there is room"),
+    Key("name_native_lang", "text", "the language of 'name_native', such as zh, ja or ko (for screen readers "
+        "and fonts); without it the page names none", check=_matches(LANGUAGE_PATTERN),
+        expect="a language tag such as zh or ko", pattern=LANGUAGE_PATTERN),
     Key("affiliation", "text", "the author's institution"),
     Key("role", "text", "the author's role or position, such as PhD student or Professor"),
     Key("group", "text", "the group the author is listed under on the home page, such as current or alumni "
