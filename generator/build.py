@@ -193,13 +193,15 @@ def _read_cache(config: SiteConfig, strict: bool, parsed: ParsedInputs, inputs: 
     logged, its sources never fetched only with -v (``check`` lists them). ``--strict`` reads the whole cache (the lint reads it) and refuses the same warnings
     as ``check --strict`` (check.site_warnings)."""
     from generator.config.site import domain_mismatch
+    from generator.i18n import language_warning
     from generator.incremental.hollow import forget
     from generator.incremental.snapshot import load_authors
     from generator.store import unfetched_warning
 
     authors = load_authors(config, inputs, parsed, workers)
     try:
-        warnings = _strict_warnings(config, parsed) if strict else [*authors.warnings, *domain_mismatch(config)]
+        warnings = _strict_warnings(config, parsed) if strict else [*authors.warnings, *domain_mismatch(config),
+                                                                         *language_warning(config.root, config.language)]
         for w in warnings:
             log.warning("%s", w)
         if not strict:

@@ -159,7 +159,8 @@ SITE = Table("site.yaml", (
     Key("base_url", "text", "where the site is published; '--base-url' on the command line wins",
         default="/", check=check_base_url, pattern=BASE_URL_PATTERN,
         expect="an http(s) URL such as https://user.github.io/repo/ or a path starting with '/'"),
-    Key("language", "text", "the pages' language tag", default="en", check=_matches(LANGUAGE_PATTERN),
+    Key("language", "text", "the pages' language tag (BCP 47), which also picks the theme's words, dates and "
+        "numbers, and the writing direction: en, de and zh-Hans ship (docs/languages.md)", default="en", check=_matches(LANGUAGE_PATTERN),
         expect="a language tag such as en or pt-BR", pattern=LANGUAGE_PATTERN),
     Key("theme", "text", "the folder under themes/ whose templates and static files are used",
         default="default", check=check_theme, expect="a folder name under themes/", pattern=SLUG_PATTERN),
