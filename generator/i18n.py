@@ -22,6 +22,7 @@ import datetime
 import functools
 import gettext
 import io
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -140,7 +141,8 @@ def compile_po(path: Path, display: str, locale: Locale) -> Translations:
         with open(path, "rb") as f:
             catalog = read_po(f, locale=locale, domain=DOMAIN, abort_invalid=True)
     except PoFileError as exc:
-        raise SiteError(f"{display}:{exc.lineno}: {exc}",
+        what = re.sub(r" on \d+$", "", str(exc))   # Babel counts lines from 0, and says so at the end
+        raise SiteError(f"{display}:{exc.lineno + 1}: {what}",
                         hint="fix the entry (msgid \"...\" then msgstr \"...\"), or check it with "
                         "'msgfmt --check'") from exc
     except (OSError, UnicodeDecodeError) as exc:
