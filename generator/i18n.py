@@ -216,6 +216,16 @@ class Formats:
             return f"{n:,}"
         return format_decimal(n, locale=self._locale)
 
+    @property
+    def plural_forms(self) -> tuple[tuple[str, int], ...]:
+        """Each CLDR plural form of the language with its smallest number (English: one 1, other
+        0; Arabic: zero 0, one 1, two 2, few 3, many 11, other 100): the scripts' words for a
+        count are written for each, and the browser's Intl.PluralRules picks one."""
+        forms: dict[str, int] = {}
+        for n in range(1000):
+            forms.setdefault(self._locale.plural_form(n), n)
+        return tuple(sorted(forms.items()))
+
     def place(self, n: int, total: int) -> str:
         """"1,204th of 2,501", in the site's language."""
         form = self._locale.ordinal_form(n)

@@ -121,7 +121,8 @@
 
   // The words of the results, in the site's language: the header's search form carries them
   // (data-results-one/-other, data-all-one/-other, data-none, data-more, data-on-page), with
-  // {n}, {q} and {name} where the values go; the plural form is the language's (Intl.PluralRules).
+  // {n}, {q} and {name} where the values go, a count's words in each CLDR plural form of the
+  // language (data-results-one, -few, -other ...), the one Intl.PluralRules picks.
   var lang = document.documentElement.lang || "en";
   var words = document.querySelector("form[data-results-other]");
   function say(key, fallback, values) {
@@ -130,8 +131,9 @@
     return text;
   }
   function counted(key, fallback, n) {
-    var form = new Intl.PluralRules(lang).select(n) === "one" ? "one" : "other";
-    return say(key + "-" + form, fallback, {n: n.toLocaleString(lang)});
+    var form = new Intl.PluralRules(lang).select(n);
+    var has = words && words.hasAttribute("data-" + key + "-" + form);
+    return say(key + "-" + (has ? form : "other"), fallback, {n: n.toLocaleString(lang)});
   }
   function plural(n) { return counted("results", n === 1 ? "{n} result" : "{n} results", n); }
 
