@@ -139,7 +139,7 @@ STAGES = {
              "sources.orcid_kind sources.outcome sources.records sources.registry sources.text sources.transport "
              "sources.works cache cache_records store fetch refresh refresh_batch refresh_match",
     "assemble": "assemble merge filters venues byline incremental.hollow incremental.subject_order",
-    "plan": "jobs render template_globals themes exports search_docs incremental.canonical incremental.snapshot "
+    "plan": "jobs render template_globals themes i18n exports search_docs incremental.canonical incremental.snapshot "
             "incremental.subject_jobs incremental.search_kept incremental.search_patch",
     "write": "output parallel search linkcheck incremental.early_index incremental.prelink",
     "commands": "build check lint review live serve serve_watch reload preview_files newsite cli __main__",
