@@ -5,10 +5,11 @@ The site (tests/fixtures/incremental-site) is small and has a site-level overrid
 ``base.html`` that prints every author's affiliation from ``site.authors`` in the footer: a
 template reading a global, which no job's plan names. Hypothesis draws sequences of edits of
 every kind a user makes (each key of site.yaml, ``groups:`` reordered, author fields, typed-in
-record titles, cached record titles, free pages, static files, the override template, authors
-added and removed); after each one the site is rebuilt in place (its own ``output/`` and
-``.authorsite/``, reuse on) and a copy of its inputs is built clean (``reuse=False``, into a
-fresh folder): the two output trees must be the same, file for file and byte for byte.
+record titles, cached record titles, free pages, static files, the override template, the site's
+message catalogue, authors added and removed); after each one the site is rebuilt in place (its
+own ``output/`` and ``.authorsite/``, reuse on) and a copy of its inputs is built clean
+(``reuse=False``, into a fresh folder): the two output trees must be the same, file for file and
+byte for byte.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from generator.paths import builtin_theme_dir
 from tests.helpers import TESTS
 
 SITE = TESTS / "fixtures" / "incremental-site"
-INPUTS = ("site.yaml", "content", "templates", "static")
+INPUTS = ("site.yaml", "content", "templates", "static", "locale")
 WORDS = ("alpha", "beta", "gamma", "delta", "omega", "sigma")
 
 
@@ -104,6 +105,16 @@ def edit_override(root: Path, rnd: random.Random) -> None:
     path.write_text(text[:start] + f"<p>Records link to their sources ({_word(rnd)})." + text[end:], "utf-8")
 
 
+def edit_catalogue(root: Path, rnd: random.Random) -> None:
+    """The site's own catalogue for its language (generator.i18n): a string changed, one added."""
+    language = yaml.safe_load((root / "site.yaml").read_text("utf-8")).get("language") or "en"
+    po = root / "locale" / language / "messages.po"
+    po.parent.mkdir(parents=True, exist_ok=True)
+    po.write_text(f'msgid "Search"\nmsgstr "Look up {_word(rnd)}"\n\nmsgid "At least %(num)s record"\n'
+                  f'msgid_plural "At least %(num)s records"\nmsgstr[0] "{_word(rnd)} %(num)s"\n'
+                  f'msgstr[1] "{_word(rnd)} %(num)s"\n', "utf-8")
+
+
 def add_author(root: Path, rnd: random.Random) -> None:
     slug = rnd.choice(["carol-diaz", "dan-wu"])
     name = slug.replace("-", " ").title()
@@ -140,6 +151,8 @@ EDITS: dict[str, Callable[[Path, random.Random], None]] = {
     "author role": _author("role", lambda r: f"Fellow {_word(r)}"),
     "author group": _author("group", lambda r: r.choice(["Group A", "Group B", "Example profiles"])),
     "author links": _author("links", lambda r: {"homepage": f"https://example.org/{r.randrange(9)}"}),
+    "author name_native": _author("name_native", lambda r: r.choice(["李娜", "김철수", "Ἀριστοτέλης"])),
+    "site catalogue": edit_catalogue,
     "typed-in record title": typed_record_title,
     "cached record title": cache_record_title,
     "free page": edit_page,
