@@ -9,6 +9,7 @@
 * A site catalogue (``locale/de/messages.po``) changes a string and adds one; an incremental
   rebuild after editing it equals a clean build, byte for byte.
 * ``name_native`` shows on the author page and in bylines, with its ``lang``.
+* vnu finds no error on any of the pages.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 from helpers import build, copy_demo, tree_state
+from quality_util import format_vnu, require_node_tools, run_vnu
 from selectolax.lexbor import LexborHTMLParser
 
 from generator import i18n
@@ -120,6 +122,15 @@ def test_the_words_and_formats_are_the_languages(built: tuple[str, Path]) -> Non
     else:
         assert "代表性论文" in jane and ">至少 18 条记录<" in (out / "authors/bin-cui/index.html").read_text("utf-8")
         assert re.search(r"<span>第 1 页，共 \d+ 页</span>", (out / "subjects/cs.CL/index.html").read_text("utf-8"))
+
+
+def test_the_translated_pages_are_valid_html(built: tuple[str, Path]) -> None:
+    """vnu finds no error on any page (a translation is HTML: a stray quote in an attribute's
+    message would show here)."""
+    require_node_tools()
+    _, out = built
+    errors = run_vnu(sorted(out.rglob("*.html")))
+    assert errors == [], "\n".join(format_vnu(e, out) for e in errors)
 
 
 def test_a_byline_shows_a_name_in_its_own_script(built: tuple[str, Path]) -> None:
