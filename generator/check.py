@@ -17,7 +17,7 @@ from pathlib import Path
 from generator.config import SiteConfig, load_site
 from generator.config.site import domain_mismatch
 from generator.errors import SiteError
-from generator.i18n import language_warning, shipped_tags, site_language
+from generator.i18n import language_warning, shipped_tags, site_language, translations
 from generator.linkcheck import check_links
 from generator.store import Store, incomplete_sources, read_all, unfetched_warning
 from generator.themes import theme_problems
@@ -47,6 +47,10 @@ def run_check(root: Path) -> tuple[list[str], list[str]]:
     store = read_all(config)
     log.info("%s", language_note(config))
     problems: list[str] = [str(p) for p in sorted(theme_problems(config), key=lambda p: p.order)]
+    try:
+        translations(site_language(config.root, config.language))   # the site's own catalogue compiles
+    except SiteError as exc:
+        problems.append(str(exc))
     warnings = site_warnings(config, store)
     out = config.output_path
     if (out / "index.html").is_file():

@@ -39,6 +39,7 @@ from markupsafe import Markup
 
 from generator.errors import SiteError
 from generator.paths import PACKAGE
+from generator.yamlfile import YMap, read_yaml
 
 CATALOGUES = PACKAGE / "locale"
 DOMAIN = "messages"
@@ -130,8 +131,6 @@ def language_warning(root: Path, tag: str) -> list[str]:
 
 
 def _line_of_language(root: Path) -> str:
-    from generator.yamlfile import YMap, read_yaml
-
     data, _problems = read_yaml(root / "site.yaml", "site.yaml")
     line = data.lines.get("language") if isinstance(data, YMap) else None
     return f":{line}" if line else ""

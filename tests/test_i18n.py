@@ -8,6 +8,8 @@
 * Dates, counts and a name's place in a long byline are the locale's (Babel).
 * A site's own catalogue that is broken stops the build with its file and line.
 * The wheel's package data holds every catalogue.
+* ``authorsite check`` says which languages ship and what the site takes, and reports a broken
+  site catalogue.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from babel import Locale
 from babel.messages.pofile import read_po
 
 from generator import i18n
+from generator.check import language_note, run_check
+from generator.config import load_site
 from generator.errors import SiteError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -145,3 +149,15 @@ def test_the_wheel_carries_every_catalogue() -> None:
     assert catalogues and catalogues <= shipped
     assert {p.parent.parent.name for p in LOCALE.rglob("messages.po")} == set(i18n.SHIPPED)
     assert any(d.startswith("Babel>=") for d in config["project"]["dependencies"])
+
+
+def test_check_names_the_languages_and_a_broken_site_catalogue(tmp_path: Path) -> None:
+    (tmp_path / "site.yaml").write_text("title: T\nlanguage: de-AT\n", encoding="utf-8")
+    assert language_note(load_site(tmp_path)) == ("theme languages: en, de, zh-Hans ship; site.yaml's language "
+                                                  "de-AT takes its de catalogue")
+    po = tmp_path / "locale" / "de-AT" / "messages.po"
+    po.parent.mkdir(parents=True)
+    po.write_text('msgid "Search"\nmsgstr "Finden"\nmsgid "Venues"\n', encoding="utf-8")
+    assert language_note(load_site(tmp_path)).endswith("with the site's own locale/de-AT/messages.po")
+    problems, _warnings = run_check(tmp_path)
+    assert [p for p in problems if p.startswith("locale/de-AT/messages.po:3: ")], problems
