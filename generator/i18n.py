@@ -59,6 +59,11 @@ def N_(message: str) -> str:  # noqa: N802 - gettext's name for "mark for extrac
 
 # Link labels that the schema's ``_link`` rows do not spell (pybabel extracts those with ``_link:2``).
 MARKED = (N_("Email"),)
+# arXiv's groups (generator/data/arxiv-taxonomy.yaml), the headings of the subjects page: translated
+# where shown. The subjects themselves keep arXiv's names, as arXiv writes them.
+ARXIV_GROUPS = (N_("Physics"), N_("Mathematics"), N_("Quantitative Biology"), N_("Computer Science"),
+                N_("Quantitative Finance"), N_("Statistics"), N_("Electrical Engineering and Systems Science"),
+                N_("Economics"))
 
 
 @dataclass(frozen=True, slots=True)
