@@ -9,7 +9,8 @@
 * A site catalogue (``locale/de/messages.po``) changes a string and adds one; an incremental
   rebuild after editing it equals a clean build, byte for byte.
 * ``name_native`` shows on the author page and in bylines, with its ``lang``.
-* vnu finds no error on any of the pages.
+* vnu finds no error on any of the pages, and none scrolls sideways in Chromium at 320, 390 and
+  1280 px (German words are long).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 from helpers import build, copy_demo, tree_state
-from quality_util import format_vnu, require_node_tools, run_vnu
+from quality_util import format_vnu, require_node_tools, run_vnu, static_server
 from selectolax.lexbor import LexborHTMLParser
 
 from generator import i18n
@@ -131,6 +132,25 @@ def test_the_translated_pages_are_valid_html(built: tuple[str, Path]) -> None:
     _, out = built
     errors = run_vnu(sorted(out.rglob("*.html")))
     assert errors == [], "\n".join(format_vnu(e, out) for e in errors)
+
+
+def test_longer_words_scroll_nothing_sideways(built: tuple[str, Path], browser) -> None:  # noqa: ANN001
+    """German words are longer than English ones (and the list controls do not wrap): at 320, 390
+    and 1280 px no page type scrolls sideways in Chromium."""
+    _, out = built
+    wide = []
+    with static_server(out) as base:
+        for width in (320, 390, 1280):
+            page = browser.new_page(viewport={"width": width, "height": 800})
+            try:
+                for rel in PAGE_TYPES:
+                    page.goto(base + rel.removesuffix("index.html"), wait_until="load")
+                    sw = page.evaluate("document.scrollingElement.scrollWidth")
+                    if sw > width:
+                        wide.append(f"{rel} at {width} px: scrollWidth {sw}")
+            finally:
+                page.close()
+    assert wide == []
 
 
 def test_a_byline_shows_a_name_in_its_own_script(built: tuple[str, Path]) -> None:
