@@ -23,8 +23,8 @@ import jinja2
 from generator import routes
 from generator import assemble, i18n
 from generator.errors import SiteError
-from generator.i18n import N_
 from generator.exports import authors_index, to_bibtex, to_csl_json
+from generator.i18n import N_
 from generator.model import Author, Record, SiteModel, Subject, SubjectHeading
 from generator.routes import Route, Urls
 from generator.taxonomy import Taxonomy
