@@ -7,7 +7,7 @@ CLI    := $(VENV)/bin/authorsite
 BASE_URL ?=
 BUILD_FLAGS := $(if $(BASE_URL),--base-url "$(BASE_URL)",)
 
-.PHONY: install site test system-tools serve fetch check clean bench golden docs dist
+.PHONY: install site test system-tools serve fetch check clean bench golden docs dist messages
 
 # pip byte-compiles the libraries it installs, not an editable package's own modules: compiled
 # here, so a run under PYTHONDONTWRITEBYTECODE (set on some machines) does not compile them each time.
@@ -83,3 +83,16 @@ golden: $(VENV)/.installed-test
 # docs/configuration.md and docs/schema/*.json, made from the config schema (generator/config/schema.py).
 docs: $(VENV)/.installed
 	$(PY) -m generator.config.docs
+
+# The theme's message catalogues (docs/languages.md): every {{ _("...") }}, ngettext and N_("...")
+# of the templates and the code (babel.cfg) into generator/locale/messages.pot, then merged into
+# each language's messages.po: a new string comes in untranslated (English on the pages until it is
+# translated there), a string gone is dropped. No dates in the files, so a run that
+# finds nothing new changes nothing. Builds compile the .po files themselves (no .mo to make).
+PYBABEL := $(VENV)/bin/pybabel
+messages: $(VENV)/.installed
+	$(PYBABEL) extract -F babel.cfg -k _link:2 --no-location --sort-output --omit-header \
+	  -o generator/locale/messages.pot .
+	$(PYBABEL) update -i generator/locale/messages.pot -d generator/locale --no-fuzzy-matching \
+	  --ignore-obsolete
+	sed -i -e '/^"POT-Creation-Date: /d' -e '/^"PO-Revision-Date: /d' -e '/^"Generated-By: /d' generator/locale/*/LC_MESSAGES/messages.po

@@ -136,6 +136,7 @@ def assemble_author(a: AuthorConfig, store: Store, tax: Taxonomy, citations: str
         subjects=tuple(sorted(subj.items(), key=lambda kv: (-kv[1], kv[0]))),
         years=tuple(sorted(years.items(), reverse=True)), template=a.template,
         photo=a.photo, role=a.role, group=a.group, pinned=_pinned(records, a.pinned), member=a.member,
+        name_native=a.name_native, name_native_lang=a.name_native_lang,
     )
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from generator.config import SiteConfig, load_site
 from generator.config.site import domain_mismatch
 from generator.errors import SiteError
+from generator.i18n import language_warning, shipped_tags, site_language, translations
 from generator.linkcheck import check_links
 from generator.lint import lint
 from generator.sitesize import report
@@ -31,7 +32,7 @@ def site_warnings(config: SiteConfig, store: Store, *, with_lint: bool = True) -
     """What ``--strict`` refuses: the cache's warnings and notes, incomplete sources, and (unless
     ``with_lint`` is False, for a plain build that only logs them) the lint findings."""
     warnings = [*store.warnings, *store.notes, *unfetched_warning(store.unfetched), *incomplete_sources(config, store),
-                *domain_mismatch(config)]
+                *domain_mismatch(config), *language_warning(config.root, config.language)]
     if with_lint:
         warnings.extend(lint(config, store, load_taxonomy()))
     return warnings
@@ -44,7 +45,12 @@ def run_check(root: Path) -> tuple[list[str], list[str]]:
     except SiteError as exc:
         return [str(p) for p in exc.problems] or [str(exc)], []
     store = read_all(config)
+    log.info("%s", language_note(config))
     problems: list[str] = [str(p) for p in sorted(theme_problems(config), key=lambda p: p.order)]
+    try:
+        translations(site_language(config.root, config.language))   # the site's own catalogue compiles
+    except SiteError as exc:
+        problems.append(str(exc))
     warnings = site_warnings(config, store)
     out = config.output_path
     if (out / "index.html").is_file():
@@ -53,6 +59,15 @@ def run_check(root: Path) -> tuple[list[str], list[str]]:
     else:
         log.info("note: %s/ is not built yet; run 'authorsite build' to check its links", config.output_dir)
     return problems, warnings
+
+
+def language_note(config: SiteConfig) -> str:
+    """Which languages the theme ships, and what the site's ``language`` takes of them."""
+    lang = site_language(config.root, config.language)
+    took = f"its {lang.catalogue.replace('_', '-')} catalogue" if lang.catalogue else "English words"
+    mine = f", with the site's own {lang.override.relative_to(config.root).as_posix()}" if lang.override else ""
+    return (f"theme languages: {shipped_tags()} ship; site.yaml's language {config.language} takes {took}{mine}"
+            f"{', right to left' if lang.direction == 'rtl' else ''}")
 
 
 def _size_warnings(out: Path, name: str) -> list[str]:

@@ -167,6 +167,8 @@ class Author:
     role: str | None = None             # "PhD student", "Professor" ...
     group: str | None = None            # "current", "alumni" ... (ordered by site.yaml's groups)
     pinned: tuple[Record, ...] = ()     # "Selected publications", in the order the file gives
+    name_native: str | None = None      # the name in its own script (崔斌), beside the Latin one
+    name_native_lang: str | None = None  # its language tag, when the author file gives it
     member: tuple[int | None, int | None] | None = None   # (from, until): years in the lab (author file)
 
     def member_in(self, year: int | None) -> bool:

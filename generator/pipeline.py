@@ -25,6 +25,7 @@ from generator.config import load_site
 from generator.config.site import domain_mismatch
 from generator.errors import SiteError, plural
 from generator.files import build_lock
+from generator.i18n import language_warning
 from generator.incremental import hollow
 from generator.incremental.early_index import REBUILD_SHARE, EarlyIndex
 from generator.incremental.parsed import ParsedInputs
@@ -118,7 +119,8 @@ def _read_cache(config: SiteConfig, strict: bool, parsed: ParsedInputs, inputs: 
     as ``check --strict`` (check.site_warnings)."""
     authors = load_authors(config, inputs, parsed, workers)
     try:
-        warnings = _strict_warnings(config, parsed) if strict else [*authors.warnings, *domain_mismatch(config)]
+        warnings = _strict_warnings(config, parsed) if strict else [*authors.warnings, *domain_mismatch(config),
+                                                                         *language_warning(config.root, config.language)]
         for w in warnings:
             log.warning("%s", w)
         if not strict:

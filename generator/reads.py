@@ -26,9 +26,10 @@ PLANNED = frozenset({"authors", "subjects", "record_authors", "newest", "feeds"}
 def site_values(site: SiteModel) -> tuple[tuple[str, object], ...]:
     """What a template of the built-in theme may read of the site model besides its plan: every
     field but the planned ones, taken from the dataclass (a field added to SiteModel is digested
-    without a word here), and each author's slug and name."""
+    without a word here), and each author's slug and names (a byline shows a profiled author's
+    name in its own script beside the Latin one)."""
     values = tuple((f.name, getattr(site, f.name)) for f in dataclasses.fields(site) if f.name not in PLANNED)
-    return (*values, ("authors", tuple((a.slug, a.name) for a in site.authors)))
+    return (*values, ("authors", tuple((a.slug, a.name, a.name_native, a.name_native_lang) for a in site.authors)))
 
 
 def overridden(root: Path, theme: str) -> bool:

@@ -21,11 +21,12 @@ from typing import Any, Callable, Collection, Iterable
 import jinja2
 
 from generator import routes
-from generator import assemble
+from generator import assemble, i18n
 from generator.errors import SiteError
 from generator.exports import authors_index, to_bibtex, to_csl_json
 from generator.feed_ids import Announcement, FeedIds
 from generator.lab import Lab, lab_of
+from generator.i18n import N_
 from generator.model import Author, Record, SiteModel, Subject, SubjectHeading
 from generator.papers import key_of
 from generator.routes import Route, Urls
@@ -63,14 +64,14 @@ def plan_pages(site: SiteModel, taxonomy: Taxonomy, lab: Lab | None = None) -> l
     for s in site.subjects:
         plans += _subject_pages(s, site.paginate)
         plans.append(_feed(routes.subject(s.code), f"{s.name} ({s.code}) · {site.title}",
-                           f"Records in {s.name} by the profiled authors.", s.records[:site.feed_size],
-                           subject_group(s.code), site.feeds))
+                           N_("Records in %(name)s by the profiled authors."), s.records[:site.feed_size],
+                           subject_group(s.code), site.feeds, name=s.name))
     if site.papers:
         plans += _paper_pages(site)
     if site.venues:
         plans += _venue_pages(site)
     newest = site.newest if site.newest is not None else assemble.newest(site.authors, site.feed_size)
-    plans.append(_feed(routes.home(), site.title, "New records of the profiled authors.", newest[:site.feed_size],
+    plans.append(_feed(routes.home(), site.title, N_("New records of the profiled authors."), newest[:site.feed_size],
                        feeds=site.feeds, announce=_announced(site, site.feeds.announced if site.feeds else ())))
     plans.append(PagePlan(routes.search(), "search.html", {"page_kind": "search"}))
     plans += [PagePlan(routes.page(p.name), "page.html", {"page_kind": "page", "page": p}) for p in site.pages]
@@ -83,10 +84,10 @@ def _author_pages(site: SiteModel, a: Author) -> list[PagePlan]:
     group, weight = author_group(a.slug), len(a.records) + 1
     page = PagePlan(routes.author(a.slug), a.template, {"page_kind": "author", "author": a}, group=group,
                     weight=weight)
-    feed = _feed(page.route, f"{a.name} · {site.title}", f"Publications and source records attributed to {a.name}.",
+    feed = _feed(page.route, f"{a.name} · {site.title}", N_("Publications and source records attributed to %(name)s."),
                  a.records[:site.feed_size], group, site.feeds,
                  _announced(site, site.feeds.announcements((r.key for r in a.records), site.feed_size), a)
-                 if site.feeds and site.feeds.announced else ())
+                 if site.feeds and site.feeds.announced else (), name=a.name)
     return [page, feed]
 
 
@@ -108,8 +109,8 @@ def _lab_pages(site: SiteModel, lab: Lab) -> list[PagePlan]:
     counts and who works with whom (generator.lab), the feed its newest ``feed_size`` records."""
     page = PagePlan(routes.publications(), "publications.html", {"page_kind": "publications", "lab": lab},
                     group="lab", weight=len(lab.entries) + 1)
-    feed = _feed(page.route, f"Publications · {site.title}", f"New publications of the members of {site.title}.",
-                 tuple(e.record for e in lab.entries[:site.feed_size]), "lab")
+    feed = _feed(page.route, f"Publications · {site.title}", N_("New publications of the members of %(name)s."),
+                 tuple(e.record for e in lab.entries[:site.feed_size]), "lab", name=site.title)
     return [page, feed]
 
 
@@ -177,13 +178,15 @@ def _group_subjects(subjects: Iterable[Subject], taxonomy: Taxonomy) -> list[dic
 
 
 def _feed(page: Route, title: str, subtitle: str, records: tuple[Record, ...], group: str = "site",
-          feeds: FeedIds | None = None, announce: tuple[tuple[Announcement, Record], ...] = ()) -> PagePlan:
-    """The Atom feed of the page at ``page``; updated = newest record, not the clock. ``feeds``:
-    the entry ids kept across merges (generator.feed_ids), of which the feed reads its records'
-    only; ``announce``: its "published" entries, each with its record."""
+          feeds: FeedIds | None = None, announce: tuple[tuple[Announcement, Record], ...] = (),
+          name: str = "") -> PagePlan:
+    """The Atom feed of the page at ``page``; updated = newest record, not the clock. ``subtitle``
+    is a message of the theme's catalogues (marked ``N_``), translated when rendered, its
+    ``%(name)s`` being ``name``. ``feeds``: the entry ids kept across merges (generator.feed_ids),
+    of which the feed reads its records' only; ``announce``: its "published" entries, each with its record."""
     updated = max((newest_update(records), *(a.updated for a, _ in announce)))
     ids = {r.key: feeds.ids[r.key] for r in records if r.key in feeds.ids} if feeds is not None and feeds.ids else {}
-    ctx = {"page_kind": "feed", "feed_title": title, "feed_subtitle": subtitle, "alternate": page.url,
+    ctx = {"page_kind": "feed", "feed_title": title, "feed_subtitle": subtitle, "feed_name": name, "alternate": page.url,
            "records": records, "updated": updated, "ids": ids, "announced": announce}
     return PagePlan(routes.feed_of(page.url), "feed.xml", ctx, False, group, len(records) + len(announce) + 1)
 
@@ -207,7 +210,7 @@ def plan_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy, roo
     """Every file of the site as a task: pages, feeds, exports, the authors' index, sitemap,
     robots.txt, .nojekyll, CNAME and (given the site's ``root``) the authors' photos; each
     names what it reads."""
-    _set_globals(env, site, taxonomy)
+    _set_globals(env, site, taxonomy, root)
     lab = lab_of(site.authors, site.groups) if site.publications else None
     plans = plan_pages(site, taxonomy, lab)
     tasks = [_page_task(env, p) for p in plans] + (_lab_exports(lab, site.title) if lab is not None else [])
@@ -226,7 +229,7 @@ def author_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy, s
     """The tasks of these authors' own files only (page, feed, exports, photo), made as
     ``plan_tasks`` makes them (the same paths, reads and digests): the preview renders an edited
     author's files first, before it plans the rest of the site."""
-    _set_globals(env, site, taxonomy)
+    _set_globals(env, site, taxonomy, root)
     tasks = []
     for a in site.authors:
         if a.slug in slugs:
@@ -234,8 +237,12 @@ def author_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy, s
     return tasks
 
 
-def _set_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> None:
-    env.globals.update(template_globals(env, site, taxonomy))
+def _set_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy, root: Path | None) -> None:
+    """The templates' globals and filters, and gettext in the site's language (with the site's own
+    catalogue, given its ``root``)."""
+    lang = i18n.site_language(root, site.language)
+    formats = i18n.install(env, lang)
+    env.globals.update(template_globals(env, site, taxonomy, lang, formats))
     env.filters.update(template_filters(env.globals))
 
 

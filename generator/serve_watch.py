@@ -1,6 +1,6 @@
 """Watching a site's inputs for ``authorsite serve``, and nothing else.
 
-The inputs are site.yaml and the folders content/, themes/, templates/ and static/.
+The inputs are site.yaml and the folders content/, themes/, templates/, static/ and locale/.
 Watching the site root recursively would also put inotify watches on everything the
 build and the tools write (output/, .authorsite/, .venv/, node_modules/, benchmark
 results): thousands of folders, and rebuilds triggered by the build's own writes.
@@ -36,7 +36,7 @@ from typing import Callable
 log = logging.getLogger(__name__)
 
 CONFIG = "site.yaml"
-INPUT_DIRS = ("content", "themes", "templates", "static")
+INPUT_DIRS = ("content", "themes", "templates", "static", "locale")   # locale: the site's message catalogues
 _IGNORED_PARTS = frozenset({"__pycache__", "node_modules"})
 _SETTLE = 0.15  # seconds after a change to the top level, for the burst (a folder copied in) to end
 _STEP = 10      # ms without an event before watchfiles reports a batch (inotify reports a write in well under 1 ms)

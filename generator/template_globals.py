@@ -22,6 +22,7 @@ from generator.coauthors import Graph, coauthor_graph
 from generator.exports import bibtex_keys, paper_bibtex
 from generator.filters import normalize_name
 from generator.lab import Entry, Lab, filter_id
+from generator.i18n import Formats, SiteLanguage
 from generator.latex import tex_to_html, tex_to_text
 from generator.matching import not_mine_url
 from generator.model import Author, Person, Record, SiteModel
@@ -112,6 +113,8 @@ def author_jsonld(urls: Urls, names: Mapping[str, str], taxonomy: Taxonomy, a: A
     of 100 records: 45 MB at 1,000 x 100)."""
     person: dict[str, Any] = {"@type": "Person", "@id": urls.abs_url_for("author", a.slug) + "#person",
                               "name": a.name, "url": urls.abs_url_for("author", a.slug)}
+    if a.name_native:
+        person["alternateName"] = a.name_native
     if a.affiliation:
         person["affiliation"] = {"@type": "Organization", "name": a.affiliation}
     same = [link.url for link in a.links if link.kind != "email"]
@@ -163,12 +166,14 @@ def _person(person: Partial, name: str) -> Markup:
 class Byline(NamedTuple):
     """What a record's partial shows of its authors (generator.byline): the names, each through
     partials/person.html and separated by a comma ("…" where names were left out), the
-    affiliations they cite, numbered from 1, and how many names are not shown ("" if none).
+    affiliations they cite, numbered from 1, and how many names are not shown ("" if none, else in the
+    locale's digits).
     A named tuple: made for every record shown, and one costs half a frozen dataclass."""
 
     names: Markup
     affiliations: tuple[str, ...]
     more: str
+    rest: int = 0   # how many, as a number (for ngettext: "and 1 more", "and 2 more")
 
 
 def _cites(authors: tuple[Person, ...]) -> bool:
@@ -190,10 +195,10 @@ class _Bylines:
     name's partial from a dict keyed by the name: a site names a few thousand people on a hundred
     thousand records."""
 
-    __slots__ = ("_person", "_limit", "_people", "_plain", "_slugs")
+    __slots__ = ("_person", "_limit", "_people", "_plain", "_slugs", "_formats")
 
-    def __init__(self, person: Partial, limit: int, people: Mapping[str, str]) -> None:
-        self._person, self._limit, self._people = person, limit, people
+    def __init__(self, person: Partial, limit: int, people: Mapping[str, str], formats: Formats) -> None:
+        self._person, self._limit, self._people, self._formats = person, limit, people, formats
         self._plain: dict[str, Markup] = {}   # name -> its partial, no marks, no position
         self._slugs: dict[str, str | None] = {}   # name -> the profiled author it names, if any
 
@@ -227,11 +232,13 @@ class _Bylines:
     def _bounded(self, authors: tuple[Person, ...], affiliations: bool, own: str) -> Byline:
         small = self._person.small
         shown, affs = byline.shown_authors(authors, self._limit, self._people, affiliations)
+        place, total = self._formats.place, len(authors)
         names = ", ".join([("… " if s.gap and s.index else "")
-                           + small(s.person.name, s.marks, s.position, self._is(s.person.name, own) if own else False)
+                           + small(s.person.name, s.marks, place(s.index + 1, total) if s.position else "",
+                                   bool(own) and self._is(s.person.name, own))
                            for s in shown])
         rest = len(authors) - len(shown)
-        return Byline(Markup(names), affs, f"{rest:,}" if rest else "")
+        return Byline(Markup(names), affs, self._formats.number(rest) if rest else "", rest)
 
 
 class _Chips:
@@ -337,7 +344,8 @@ def template_filters(env_globals: Mapping[str, Any]) -> dict[str, Any]:
     """The helpers a record's partials call on every record, also as filters (``r.title|tex``,
     ``p.name|person``, ``code|chip(true)``): Jinja calls a filter directly, a global function
     through ``Context.call``, which was a tenth of the cost of rendering a record."""
-    names = ("tex", "tex_text", "subject_name", "listed_by", "listed_pages", "entry_updated", "byline", "paper_url")
+    names = ("tex", "tex_text", "subject_name", "listed_by", "listed_pages", "entry_updated", "byline", "paper_url",
+             "date", "number")
     chip, person = env_globals["chip"], env_globals["person"]
     return {**{n: env_globals[n] for n in names}, "chip": functools.partial(_chip, chip),
             "person": functools.partial(_person, person), "chips": _Chips(chip),
@@ -345,8 +353,10 @@ def template_filters(env_globals: Mapping[str, Any]) -> dict[str, Any]:
             "badge": byline.badge, "meta_parts": byline.meta_parts}
 
 
-def template_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy) -> dict[str, Any]:
-    """Every global the templates use, for ``site``."""
+def template_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy,
+                     lang: SiteLanguage, formats: Formats) -> dict[str, Any]:
+    """Every global the templates use, for ``site`` in its language (``lang``; gettext itself is
+    installed by ``i18n.install``, which gave ``formats``)."""
     urls = Urls(site.base_url)
     names = {s.code: s.name for s in site.subjects}
     partials = record_partials(env, site)
@@ -358,7 +368,9 @@ def template_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonom
         "subject_name": functools.partial(subject_name, names, taxonomy),
         "listed_by": functools.partial(listed_by, site.record_authors), "listed_pages": _ListedPages(urls, site),
         **partials,
-        "byline": _Bylines(partials["person"], site.authors_shown, site.people),
+        "byline": _Bylines(partials["person"], site.authors_shown, site.people, formats),
+        "text_direction": lang.direction, "translated": lang.translated,
+        "plural_forms": formats.plural_forms, "date": formats.date, "number": formats.number,
         "records_html": partials["record_html"].many, "records_brief": partials["record_brief"].many,
         "bibtex_keys": bibtex_keys_by_record,
         "feed_entries": partials["feed_entry"].many,

@@ -82,7 +82,7 @@ BAD_CONFIGS = [
     ("unknown-key",
      {"content/authors/ada.yaml": "name: Ada\naffilation: Engines\n"}, [],
      ["content/authors/ada.yaml:2:", "unknown key 'affilation'", "(did you mean 'affiliation'?)",
-      "allowed keys: name, affiliation"]),
+      "allowed keys: name, name_native, name_native_lang, affiliation"]),
     ("unknown-nested-key",
      {"content/authors/ada.yaml": "name: Ada\nlinks:\n  homepge: https://example.org/\n"}, [],
      ["content/authors/ada.yaml:3:", "unknown key 'links.homepge'", "(did you mean 'homepage'?)"]),

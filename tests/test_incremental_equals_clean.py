@@ -5,10 +5,11 @@ The site (tests/fixtures/incremental-site) is small and has a site-level overrid
 ``base.html`` that prints every author's affiliation from ``site.authors`` in the footer: a
 template reading a global, which no job's plan names. Hypothesis draws sequences of edits of
 every kind a user makes (each key of site.yaml, ``groups:`` reordered, author fields, typed-in
-record titles, cached record titles, free pages, static files, the override template, authors
-added and removed); after each one the site is rebuilt in place (its own ``output/`` and
-``.authorsite/``, reuse on) and a copy of its inputs is built clean (``reuse=False``, into a
-fresh folder): the two output trees must be the same, file for file and byte for byte.
+record titles, cached record titles, free pages, static files, the override template, the site's
+message catalogue, authors added and removed); after each one the site is rebuilt in place (its
+own ``output/`` and ``.authorsite/``, reuse on) and a copy of its inputs is built clean
+(``reuse=False``, into a fresh folder): the two output trees must be the same, file for file and
+byte for byte.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from generator.paths import builtin_theme_dir
 from tests.helpers import TESTS
 
 SITE = TESTS / "fixtures" / "incremental-site"
-INPUTS = ("site.yaml", "content", "templates", "static")
+INPUTS = ("site.yaml", "content", "templates", "static", "locale")
 WORDS = ("alpha", "beta", "gamma", "delta", "omega", "sigma")
 
 
@@ -105,6 +106,16 @@ def edit_override(root: Path, rnd: random.Random) -> None:
     path.write_text(text[:start] + f"<p>Records link to their sources ({_word(rnd)})." + text[end:], "utf-8")
 
 
+def edit_catalogue(root: Path, rnd: random.Random) -> None:
+    """The site's own catalogue for its language (generator.i18n): a string changed, one added."""
+    language = yaml.safe_load((root / "site.yaml").read_text("utf-8")).get("language") or "en"
+    po = root / "locale" / language / "messages.po"
+    po.parent.mkdir(parents=True, exist_ok=True)
+    po.write_text(f'msgid "Search"\nmsgstr "Look up {_word(rnd)}"\n\nmsgid "At least %(num)s record"\n'
+                  f'msgid_plural "At least %(num)s records"\nmsgstr[0] "{_word(rnd)} %(num)s"\n'
+                  f'msgstr[1] "{_word(rnd)} %(num)s"\n', "utf-8")
+
+
 def add_author(root: Path, rnd: random.Random) -> None:
     slug = rnd.choice(["carol-diaz", "dan-wu"])
     name = slug.replace("-", " ").title()
@@ -145,6 +156,8 @@ EDITS: dict[str, Callable[[Path, random.Random], None]] = {
     "author member years": _author("member", lambda r: r.choice([{"from": 2020}, {"from": 2019, "until": 2023},
                                                                 {"until": 2024}])),
     "site publications": _site("publications", lambda r: r.choice([True, False])),
+    "author name_native": _author("name_native", lambda r: r.choice(["李娜", "김철수", "Ἀριστοτέλης"])),
+    "site catalogue": edit_catalogue,
     "typed-in record title": typed_record_title,
     "cached record title": cache_record_title,
     "free page": edit_page,
@@ -263,7 +276,8 @@ def test_the_built_in_theme_reads_of_the_globals_only_what_every_digest_covers()
     templates may read of ``site`` only what ``reads.site_values`` digests into every job, and of
     ``authors_by_slug`` only names."""
     covered = {f"site.{name}" for name, _ in reads.site_values(_tiny_model()) if name != "authors"}
-    covered |= {"authors_by_slug[].name", "authors_by_slug[].slug"}
+    covered |= {"authors_by_slug[].name", "authors_by_slug[].slug", "authors_by_slug[].name_native",
+                "authors_by_slug[].name_native_lang"}
     top = builtin_theme_dir() / "templates"
     found = {p.relative_to(top).as_posix(): _global_reads(p.read_text("utf-8")) - covered
              for p in sorted(top.rglob("*")) if p.is_file()}

@@ -97,9 +97,9 @@ def test_build_and_check_print_the_same_text_for_the_same_problem(tmp_path: Path
     one = make_project(tmp_path / "one", {"content/authors/ada.yaml": "name: Ada\nboi: x\n"})
     built, checked = run_cli("-C", one, "build"), run_cli("-C", one, "check")
     assert _problem_lines(built.stderr) == _problem_lines(checked.stderr) == [
-        "error: content/authors/ada.yaml:2: unknown key 'boi' (did you mean 'bio'?); allowed keys: name, affiliation, "
-        "role, group, member, photo, links, bio, aliases, sources, pinned, extra_links, include, exclude, filters, "
-        "separate, template"]
+        "error: content/authors/ada.yaml:2: unknown key 'boi' (did you mean 'bio'?); allowed keys: name, name_native, "
+        "name_native_lang, affiliation, role, group, member, photo, links, bio, aliases, sources, pinned, extra_links, "
+        "include, exclude, filters, separate, template"]
 
 
 def _closed_port() -> int:

@@ -200,7 +200,7 @@ def test_a_template_edit_goes_the_whole_way_and_search_follows(site: Path, tmp_p
     live.update(None)
     (site / "templates").mkdir()
     base = (Path(__file__).resolve().parent.parent / "themes/default/templates/404.html").read_text()
-    (site / "templates/404.html").write_text(base.replace("<h1>Page not found</h1>", "<h1>Page not found</h1><p>custom 404</p>"))
+    (site / "templates/404.html").write_text(base.replace("</h1>", "</h1><p>custom 404</p>", 1))
     res = live.update(["templates/404.html"])
     assert res.whole and res.rendered >= 1
     assert "custom 404" in (live.out_dir / "404.html").read_text()

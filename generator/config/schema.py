@@ -160,7 +160,8 @@ SITE = Table("site.yaml", (
     Key("base_url", "text", "where the site is published; '--base-url' on the command line wins",
         default="/", check=check_base_url, pattern=BASE_URL_PATTERN,
         expect="an http(s) URL such as https://user.github.io/repo/ or a path starting with '/'"),
-    Key("language", "text", "the pages' language tag", default="en", check=_matches(LANGUAGE_PATTERN),
+    Key("language", "text", "the pages' language tag (BCP 47), which also picks the theme's words, dates and "
+        "numbers, and the writing direction: en, de and zh-Hans ship (docs/languages.md)", default="en", check=_matches(LANGUAGE_PATTERN),
         expect="a language tag such as en or pt-BR", pattern=LANGUAGE_PATTERN),
     Key("theme", "text", "the folder under themes/ whose templates and static files are used",
         default="default", check=check_theme, expect="a folder name under themes/", pattern=SLUG_PATTERN),
@@ -251,6 +252,11 @@ MEMBER = Table("member", (
 
 AUTHOR = Table("author file", (
     Key("name", "text", "the author's name as shown on the page", required=True),
+    Key("name_native", "text", "the name in its own script, such as 崔斌, shown beside 'name' on the author's "
+        "page and in bylines where there is room"),
+    Key("name_native_lang", "text", "the language of 'name_native', such as zh, ja or ko (for screen readers "
+        "and fonts); without it the page names none", check=_matches(LANGUAGE_PATTERN),
+        expect="a language tag such as zh or ko", pattern=LANGUAGE_PATTERN),
     Key("affiliation", "text", "the author's institution"),
     Key("role", "text", "the author's role or position, such as PhD student or Professor"),
     Key("group", "text", "the group the author is listed under on the home page, such as current or alumni "

@@ -30,7 +30,8 @@ FORMAT = 5   # 4: the inputs digest is made of each file's own digest; 5: the fe
 _SKIP_DIRS = ("__pycache__",)
 _STAT_MAGIC = b"authorsite-inputs-stat 1\0"
 # The libraries whose versions can change the bytes of an output.
-_LIBRARIES = ("authorsite", "jinja2", "markupsafe", "markdown", "nh3", "latex2mathml", "pyyaml", "orjson")
+_LIBRARIES = ("authorsite", "jinja2", "markupsafe", "markdown", "nh3", "latex2mathml", "pyyaml", "orjson",
+              "babel")   # babel: CLDR's dates, numbers and plural rules in pages of other languages
 
 
 def files_under(top: Path) -> list[str]:
@@ -103,7 +104,9 @@ def _version(name: str) -> str:
 
 
 def theme_tops(root: Path) -> list[Path]:
-    return [builtin_theme_dir(), root / "themes", root / "templates", root / "static"]
+    """The theme's files of every layer, and the site's own message catalogues (``locale/``,
+    generator.i18n): what every job reads of the files."""
+    return [builtin_theme_dir(), root / "themes", root / "templates", root / "static", root / "locale"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,11 +1,19 @@
 /* Author pages: the year and subject filters work as plain links without JavaScript
    (years jump to their section, subjects open the subject page); with it, a subject
    link filters the records on the page itself. The filter acts on the list by year;
-   "Selected publications" is the author's own choice and stays as it is. */
+   "Selected publications" is the author's own choice and stays as it is. The status line's
+   words come from the page (data-status-one, -other ...: each CLDR plural form of the site's
+   language, the one Intl.PluralRules picks). */
 (function () {
   var bar = document.querySelector("[data-filter-bar]");
   if (!bar) { return; }
   var status = document.getElementById("filter-status");
+  var lang = document.documentElement.lang || "en";
+  function said(n, code) {
+    var text = bar.getAttribute("data-status-" + new Intl.PluralRules(lang).select(n))
+      || bar.getAttribute("data-status-other") || (n === 1 ? "{n} record in {code}" : "{n} records in {code}");
+    return text.replace("{n}", n.toLocaleString(lang)).replace("{code}", code);
+  }
   function apply(code) {
     var shown = 0;
     document.querySelectorAll("section.year .record").forEach(function (li) {
@@ -22,7 +30,7 @@
     bar.querySelectorAll("[data-subject]").forEach(function (a) {
       a.setAttribute("aria-pressed", a.getAttribute("data-subject") === code ? "true" : "false");
     });
-    if (status) { status.textContent = code ? shown + (shown === 1 ? " record in " : " records in ") + code : ""; }
+    if (status) { status.textContent = code ? said(shown, code) : ""; }
   }
   bar.querySelectorAll("[data-subject]").forEach(function (a) {
     a.setAttribute("role", "button");

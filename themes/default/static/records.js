@@ -3,7 +3,8 @@
    across pages and visits. Without JavaScript the buttons stay hidden and each abstract
    opens on its own. A record's "BibTeX" link copies that record's entry (read from the
    author's publications.bib, on this site) and says so; without JavaScript, or when the
-   clipboard is refused, it is a plain link to the file. */
+   clipboard is refused, it is a plain link to the file. Its words come from the page
+   (data-copied, in the site's language). */
 (function () {
   var status = document.getElementById("copy-status");
   function entry(text, key) {
@@ -21,7 +22,7 @@
         var bib = entry(text, link.getAttribute("data-bibtex-key"));
         return bib ? navigator.clipboard.writeText(bib) : Promise.reject("no entry");
       })
-      .then(function () { if (status) { status.textContent = "BibTeX copied."; } })
+      .then(function () { if (status) { status.textContent = status.getAttribute("data-copied") || "BibTeX copied."; } })
       .catch(function () { window.location.href = link.href; });
   });
 })();

@@ -119,7 +119,23 @@
     return e;
   }
 
-  function plural(n) { return n === 1 ? "1 result" : n.toLocaleString("en") + " results"; }
+  // The words of the results, in the site's language: the header's search form carries them
+  // (data-results-one/-other, data-all-one/-other, data-none, data-more, data-on-page), with
+  // {n}, {q} and {name} where the values go, a count's words in each CLDR plural form of the
+  // language (data-results-one, -few, -other ...), the one Intl.PluralRules picks.
+  var lang = document.documentElement.lang || "en";
+  var words = document.querySelector("form[data-results-other]");
+  function say(key, fallback, values) {
+    var text = (words && words.getAttribute("data-" + key)) || fallback;
+    Object.keys(values || {}).forEach(function (k) { text = text.replace("{" + k + "}", function () { return values[k]; }); });
+    return text;
+  }
+  function counted(key, fallback, n) {
+    var form = new Intl.PluralRules(lang).select(n);
+    var has = words && words.hasAttribute("data-" + key + "-" + form);
+    return say(key + "-" + (has ? form : "other"), fallback, {n: n.toLocaleString(lang)});
+  }
+  function plural(n) { return counted("results", n === 1 ? "{n} result" : "{n} results", n); }
 
   // One result row: the title (a link to the record on its author's page), then authors,
   // year, subjects and whose page it is on, all as text (never markup from the index).
@@ -130,7 +146,7 @@
     a.href = new URL(m.url || data.url, new URL(root, document.baseURI)).href;
     li.appendChild(a);
     if (m.authors) { li.appendChild(el("span", "hit-authors", m.authors)); }
-    var bits = [m.year, m.subjects, m.by ? "on " + m.by + "\u2019s page" : ""].filter(Boolean);
+    var bits = [m.year, m.subjects, m.by ? say("on-page", "on {name}\u2019s page", {name: m.by}) : ""].filter(Boolean);
     if (bits.length) { li.appendChild(el("span", "hit-meta", bits.join(" \u00b7 "))); }
     return li;
   }
@@ -165,7 +181,7 @@
       shown = 0;
       panel.textContent = "";
       var n = search.results.length;
-      var count = el("p", "search-count", n ? plural(n) : "No results for \u201c" + q + "\u201d");
+      var count = el("p", "search-count", n ? plural(n) : say("none", "No results for \u201c{q}\u201d", {q: q}));
       count.setAttribute("role", "status");
       panel.appendChild(count);
       var list = el("ul", "hits");
@@ -174,14 +190,14 @@
       return more(list, search, limit).then(function () {
         if (current !== search || shown >= n) { return; }
         if (pageSize) {
-          var btn = el("button", "search-more", "Show more results");
+          var btn = el("button", "search-more", say("more", "Show more results"));
           btn.type = "button";
           btn.addEventListener("click", function () {
             more(list, search, shown + pageSize).then(function () { if (shown >= n) { btn.remove(); } });
           });
           panel.appendChild(btn);
         } else {
-          var all = el("a", "search-all", "All " + plural(n));
+          var all = el("a", "search-all", counted("all", n === 1 ? "All {n} result" : "All {n} results", n));
           all.href = form.action + "?q=" + encodeURIComponent(q);
           panel.appendChild(all);
         }
