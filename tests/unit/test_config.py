@@ -11,7 +11,7 @@ from generator.errors import SiteError
 from generator.yamlfile import YFloat, parse_yaml
 from helpers import make_project  # tests/ is on sys.path (tests/conftest.py)
 
-AUTHOR_KEYS = ("name, affiliation, role, group, member, photo, links, bio, aliases, sources, pinned, extra_links, include, "
+AUTHOR_KEYS = ("name, name_native, name_native_lang, affiliation, role, group, member, photo, links, bio, aliases, sources, pinned, extra_links, include, "
                "exclude, filters, separate, template")
 SITE_KEYS = ("title, description, base_url, language, theme, output_dir, contact, cname, paginate, citations, venues, papers, "
              "feed_size, "
