@@ -37,7 +37,8 @@ _RENAME_EXCHANGE = 2
 
 
 def index_scratch_dir(out_dir: Path) -> Path:
-    """Where a rebuild's search index is made early (generator.incremental.early_index), on the output's file system."""
+    """Where earlier builds made a rebuild's search index ahead (an accelerator dropped: it
+    saved nothing measurable); ``clean`` removes what an interrupted build of theirs left."""
     return out_dir.with_name(f".{out_dir.name}.authorsite-index")
 
 

@@ -27,13 +27,12 @@ from generator.errors import SiteError, plural
 from generator.files import build_lock
 from generator.i18n import language_warning
 from generator.incremental import hollow
-from generator.incremental.early_index import REBUILD_SHARE, EarlyIndex
 from generator.incremental.parsed import ParsedInputs
 from generator.incremental.prelink import Prelink, Staging
 from generator.incremental.snapshot import load_authors
 from generator.incremental.subject_jobs import SubjectJobs
 from generator.incremental.subject_order import listings, subjects
-from generator.output import check_output_dir, write_site
+from generator.output import write_site
 from generator.parallel import Pool, check_unique, forks
 from generator.render import plan_tasks
 from generator.search import Kept, search_tasks
@@ -54,7 +53,6 @@ def run(root: Path, clock: Clock, inputs: Inputs, target: Path | None, *, base_u
     options = {"base_url": base_url, "search": search}
     scratch = None if reuse else tempfile.TemporaryDirectory(prefix="authorsite-no-reuse-")
     parsed = ParsedInputs(root) if scratch is None else ParsedInputs.empty(Path(scratch.name))
-    early: EarlyIndex | None = None
     prelink: Prelink | None = None
     kept: list[tuple[Record, ...]] = []   # each author's records: those loaded hollow, let go at the end
     with Pool(workers) as pool:
@@ -72,16 +70,14 @@ def run(root: Path, clock: Clock, inputs: Inputs, target: Path | None, *, base_u
             target = (out_dir or config.output_path).resolve()
             searched = plan_search(config, site, options, digester, parsed, target if reuse else None) \
                 if search else _no_search(parsed)
-            early = _early_index(config, authors, searched, target, prelink) if reuse else None
             planned = plan_site(config, site, options, search, digester, parsed=parsed, searched=searched)
             authors.keep_digests(digester, parsed, last)
             clock.stage("plan jobs")
-            total, size, rendered = _run(pool, config, planned, target, inputs.digest, clock, early, prelink,
+            total, size, rendered = _run(pool, config, planned, target, inputs.digest, clock, prelink,
                                          functools.partial(hollow.fill, kept), reuse, lambda: _remember(root, site, inputs))
         finally:
-            for helper in (early, prelink):
-                if helper is not None:
-                    helper.stop()
+            if prelink is not None:
+                prelink.stop()
             log.debug("kept records never read here: %d", hollow.unread(kept))
             hollow.forget(kept)
             if scratch is not None:
@@ -191,24 +187,6 @@ def _no_search(parsed: ParsedInputs) -> list[jobs.Job]:
     return []
 
 
-def _early_index(config: SiteConfig, authors: Authors, searched: list[jobs.Job], target: Path,
-                 prelink: Prelink | None = None) -> EarlyIndex | None:
-    """On a rebuild (few authors assembled anew), the search index started now in a forked
-    process when its digest changed (generator.incremental.early_index); None otherwise."""
-    if not searched:
-        return None
-    try:
-        check_output_dir(target, config.root)   # as write_site will: nothing is made beside a refused folder
-    except SiteError:
-        return None
-    EarlyIndex.clear(target)
-    if authors.assembled > REBUILD_SHARE * len(authors.parts):
-        return None
-    manifest = prelink.manifest if prelink is not None and prelink.out_dir == target else \
-        jobs.Manifest.read(jobs.manifest_path(config.root, target))   # read once a build where it can be
-    return EarlyIndex.start(searched[0], manifest, target)
-
-
 def _prelink(root: Path, target: Path | None, workers: int) -> Prelink | None:
     """On a rebuild, the last build's files linked into a staging folder by a forked process
     while this build loads (generator.incremental.prelink); None otherwise."""
@@ -225,11 +203,10 @@ def _remember(root: Path, site: SiteModel, inputs: Inputs) -> str:
 
 
 def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, inputs: str,
-         clock: Clock, early: EarlyIndex | None = None, prelink: Prelink | None = None,
+         clock: Clock, prelink: Prelink | None = None,
          fill: Callable[[], int] = int, reuse: bool = True,
          swapped: Callable[[], str] | None = None) -> tuple[int, SiteSize, int]:
-    """Reuse what is unchanged, run the rest into staging (but the search index that ``early``
-    made, when it made this one), swap it in, then write the manifest. Returns (bytes written,
+    """Reuse what is unchanged, run the rest into staging, swap it in, then write the manifest. Returns (bytes written,
     the output's size, jobs run); ``reuse=False``: the last build's manifest is not read, so
     every job runs. ``fill`` reads the build's hollow records (generator.incremental.hollow)
     when many jobs run, before the render processes fork. ``swapped``: called once the output is
@@ -253,12 +230,8 @@ def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, 
                  len(reuse), pool.workers, "es" if pool.workers > 1 else "")
         if len(run) * 20 > len(planned) and forks([j.task for j in run], pool.workers):
             log.debug("%d hollow records filled", fill())   # once, before the processes fork: not in each
-        later = [j for j in run if early is not None and j.rel_path == early.job.rel_path]
-        written = pool.run([j.task for j in run if j not in later], staging)
+        written = pool.run([j.task for j in run], staging)
         log.debug("jobs run at %.2f s", time.perf_counter() - clock.start)
-        for job in later:   # the early index, made meanwhile; made here if it was not
-            written += _folder_bytes(staging / job.rel_path) if early and early.take(job, staging) \
-                else pool.run([job.task], staging)
         clock.stage(f"run jobs ({pool.workers} process{'es' if pool.workers > 1 else ''}, "
                     f"{len(reuse)} reused)")
         return written
@@ -272,9 +245,3 @@ def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, 
         recorded = swapped() if swapped is not None else inputs
         jobs.Manifest(recorded, {j.rel_path: j.digest for j in planned}).write(path)
     return total, size, rendered[0]
-
-
-def _folder_bytes(folder: Path) -> int:
-    """The bytes written into ``folder``: its files but those linked to the last build's (a patched search index)."""
-    sizes = [e.stat() for e in folder.rglob("*") if e.is_file()]
-    return sum(st.st_size for st in sizes if st.st_nlink == 1)

@@ -60,7 +60,7 @@ def fork_helper(work: Callable[[], object]) -> int:
     """Fork a helper process that runs ``work`` and exits (status 0 if it returned, 1 if it
     raised), silent (logging off) and without Python's teardown, and dies with the thread that
     forked it (``die_with_parent``); returns its pid, or -1 when it cannot fork. For work that
-    only speeds a build up (generator.incremental.snapshot, config.authors, early_index): the caller makes
+    only speeds a build up (generator.incremental.snapshot, config.authors, incremental.prelink): the caller makes
     whatever the helper did not, and stops it with ``stop_helper``."""
     die = die_with_parent(signal.SIGKILL)
     with signals_held() as mask:

@@ -143,7 +143,7 @@ STAGES = {
                 "incremental.subject_order incremental.memory",
     "plan": "jobs render template_globals themes i18n exports lab search_docs paper_meta incremental.canonical incremental.snapshot "
             "incremental.subject_jobs incremental.search_kept incremental.search_patch",
-    "write": "output parallel search linkcheck incremental.early_index incremental.prelink",
+    "write": "output parallel search linkcheck incremental.prelink",
     "commands": "build pipeline check lint review live serve serve_watch reload preview_files newsite cli __main__ "
                 "intake intake.addme intake.issue intake.triage intake.yamledit",
 }

@@ -12,7 +12,7 @@ reached from the pipeline through a few seams:
 - the preview: ``memory`` (what ``serve`` keeps between edits: configuration, store, authors,
   the site-wide model; ``serve --no-reuse`` keeps none of it);
 - output: ``prelink`` (the staging folder linked from the last output while the build loads),
-  ``early_index``, ``search_kept`` and ``search_patch`` (the search index patched from the
+  ``search_kept`` and ``search_patch`` (the search index patched from the
   last build's).
 
 See docs/how-a-build-works.md, "Reuse".
