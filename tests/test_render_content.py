@@ -63,7 +63,8 @@ def test_bibtex_and_csl_json_exports(demo) -> None:  # noqa: ANN001
 
 def test_data_json_is_a_small_index_of_the_authors(demo) -> None:  # noqa: ANN001
     """data.json: per author the name, slug, record count and the URLs of the page, the
-    CSL-JSON export and the feed, each of which exists; no records."""
+    CSL-JSON export and the feed, each of which exists, and how its records were matched
+    (generator.matching: counts by kind and the name-only ids); no records."""
     from generator.config import load_site
 
     base = load_site(demo.root).base_url
@@ -71,7 +72,7 @@ def test_data_json_is_a_small_index_of_the_authors(demo) -> None:  # noqa: ANN00
     assert set(data) == {"title", "authors"}
     assert [a["slug"] for a in data["authors"]] == ["bin-cui", "bingning-wang", "jane-doe"]
     for a in data["authors"]:
-        assert set(a) == {"name", "slug", "records", "url", "publications", "feed"}
+        assert set(a) == {"name", "slug", "records", "url", "publications", "feed", "matched"}
         page = (demo.out / f"authors/{a['slug']}/index.html").read_text()
         assert f"At least {a['records']} record" in page
         assert a["url"] == f"{base}authors/{a['slug']}/"

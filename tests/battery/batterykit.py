@@ -407,6 +407,8 @@ def allowed_prefixes(root: Path, base_url: str | None = None) -> tuple[str, ...]
 
     config = load_site(root, base_url=base_url)
     out = {config.base_url}
+    if config.repository:   # the "Not mine?" links to the site's issue form (generator.matching)
+        out.add(config.repository.rstrip("/") + "/issues/new?")
     for a in config.authors:
         out.update(link.url for link in a.links)
         for s in a.sources:
