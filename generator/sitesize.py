@@ -63,8 +63,9 @@ def limit_warning(size: SiteSize, out_dir: str) -> str | None:
     if not size.over_limit:
         return None
     return (f"{out_dir}/ is {size.bytes / 1e9:.2f} GB, over GitHub Pages' 1 GB limit for a published site: "
-            "the deployment would fail. Lower feed_size in site.yaml, leave out old records with an author's "
-            "filters (since: YEAR), or publish somewhere without that limit")
+            "the deployment would fail. Turn off the page per paper (papers: false in site.yaml; at 1,000 authors "
+            "of 100 records they are 0.58 GB), lower feed_size, leave out old records with an author's filters "
+            "(since: YEAR), or publish somewhere without that limit")
 
 
 def report(out: Path, size: SiteSize | None = None, name: str | None = None) -> str | None:
