@@ -61,10 +61,10 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
         cname=config.cname, extra=config.extra, people=people,
         feed_size=config.feed_size, authors_shown=config.authors_shown, venues=config.venues, groups=_groups(config),
         accent=(config.accent, dark_variant(config.accent)) if config.accent else None,
-        repository=config.repository, papers=config.papers,
-        paper_keys=collisions(listed[0]) if config.papers else {},
+        repository=config.repository, papers=_lab_size(config.papers, config),
+        paper_keys=collisions(listed[0]) if _lab_size(config.papers, config) else {},
         newest=listed[1], feeds=resolve(feeds, authors) if feeds is not None else None,
-        publications=_publications(config),
+        publications=_lab_size(config.publications, config),
     )
 
 
@@ -89,11 +89,12 @@ def _groups(config: SiteConfig) -> tuple[str, ...]:
     return config.groups or tuple(dict.fromkeys(a.group for a in config.authors if a.group))
 
 
-def _publications(config: SiteConfig) -> bool:
-    """Whether the site has the lab's list: as site.yaml says, else when it has at most
-    ``LAB_AUTHORS`` authors (a lab; a larger site would list tens of thousands of works on one page)."""
-    if config.publications is not None:
-        return config.publications
+def _lab_size(setting: bool | None, config: SiteConfig) -> bool:
+    """Whether the site has the lab's list (``publications``) or a page per paper (``papers``): as
+    site.yaml says, else when it has at most ``LAB_AUTHORS`` authors (a lab's site; a larger one
+    would list tens of thousands of works on one page, and its paper pages pass GitHub Pages' 1 GB)."""
+    if setting is not None:
+        return setting
     return len(config.authors) <= LAB_AUTHORS
 
 
