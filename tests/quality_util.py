@@ -223,3 +223,16 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 def is_png(path: Path) -> bool:
     return path.is_file() and path.stat().st_size > 1000 and path.read_bytes()[:8] == PNG_MAGIC
+
+
+def open_page(browser, base: str, path: str, width: int, scheme: str = "light"):  # noqa: ANN001, ANN201
+    """A new page of ``browser`` at ``width`` px in ``scheme``, loaded from ``base + path`` (status
+    200), and the ``PageWatch`` on it (console errors, requests off the site)."""
+    from urllib.parse import urlsplit
+
+    page = browser.new_page(viewport={"width": width, "height": 800 if width >= 600 else 720})
+    page.emulate_media(color_scheme=scheme)
+    watch = PageWatch(page, "{0.scheme}://{0.netloc}".format(urlsplit(base)))
+    resp = page.goto(base + path, wait_until="load")
+    assert resp is not None and resp.status == 200, path
+    return page, watch

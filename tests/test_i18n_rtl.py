@@ -13,11 +13,10 @@ from __future__ import annotations
 import re
 import shutil
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 from helpers import copy_demo
-from quality_util import ARTIFACTS, PageWatch, build_site_dir, format_axe, require_node_tools, run_axe, static_server
+from quality_util import ARTIFACTS, build_site_dir, format_axe, open_page, require_node_tools, run_axe, static_server
 
 WIDTHS = (390, 1280)
 PAGES = {"home": "", "author": "authors/jane-doe/", "subject": "subjects/cs.CL/"}
@@ -60,15 +59,6 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> str:
         yield url
 
 
-def _open(browser, base: str, path: str, width: int, scheme: str = "light"):  # noqa: ANN001, ANN202
-    page = browser.new_page(viewport={"width": width, "height": 800 if width >= 600 else 720})
-    page.emulate_media(color_scheme=scheme)
-    watch = PageWatch(page, "{0.scheme}://{0.netloc}".format(urlsplit(base)))
-    resp = page.goto(base + path, wait_until="load")
-    assert resp is not None and resp.status == 200, path
-    return page, watch
-
-
 def _text_box(page, selector: str) -> dict:  # noqa: ANN001
     """Where the text of the first ``selector`` stands (its contents, not its block's full width)."""
     return page.evaluate("""sel => { const r = document.createRange();
@@ -81,7 +71,7 @@ def test_right_to_left_at_390_and_1280_without_sideways_scroll(base: str, browse
     problems: list[str] = []
     for width in WIDTHS:
         for name, path in PAGES.items():
-            page, watch = _open(browser, base, path, width)
+            page, watch = open_page(browser, base, path, width)
             try:
                 assert page.evaluate("[document.documentElement.lang, document.documentElement.dir]") == ["ar", "rtl"]
                 assert page.evaluate("getComputedStyle(document.body).direction") == "rtl"
@@ -109,7 +99,7 @@ def test_right_to_left_at_390_and_1280_without_sideways_scroll(base: str, browse
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_the_search_panel_opens_inside_a_right_to_left_page(base: str, browser, width: int) -> None:  # noqa: ANN001
-    page, watch = _open(browser, base, "", width)
+    page, watch = open_page(browser, base, "", width)
     try:
         assert page.locator("#site-search-q").get_attribute("placeholder") == "البحث في السجلات"
         page.locator("#site-search-q").fill("language")
@@ -133,7 +123,7 @@ def test_axe_finds_nothing_on_right_to_left_pages(base: str, browser, scheme: st
     require_node_tools()
     findings: list[str] = []
     for name in ("home", "author"):
-        page, _ = _open(browser, base, PAGES[name], 1280, scheme)
+        page, _ = open_page(browser, base, PAGES[name], 1280, scheme)
         try:
             findings += [format_axe(v, f"{name} ({scheme})") for v in run_axe(page)]
         finally:

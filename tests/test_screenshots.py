@@ -18,10 +18,9 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
-from quality_util import ARTIFACTS, REPO, PageWatch, format_axe, require_node_tools, run_axe, static_server
+from quality_util import ARTIFACTS, REPO, format_axe, open_page, require_node_tools, run_axe, static_server
 
 WIDTHS = (320, 390, 600, 1280)
 SCHEMES = ("light", "dark")
@@ -38,15 +37,6 @@ def base(quality_site: Path) -> str:
         yield url
 
 
-def _open(browser, base: str, path: str, scheme: str, width: int):  # noqa: ANN001, ANN202
-    page = browser.new_page(viewport={"width": width, "height": 800 if width >= 600 else 720})
-    page.emulate_media(color_scheme=scheme)
-    watch = PageWatch(page, "{0.scheme}://{0.netloc}".format(urlsplit(base)))
-    resp = page.goto(base + path, wait_until="load")
-    assert resp is not None and resp.status == 200, path
-    return page, watch
-
-
 def test_screenshots_at_every_width_light_and_dark(base: str, browser) -> None:  # noqa: ANN001
     SHOTS.mkdir(parents=True, exist_ok=True)
     update = bool(os.environ.get("AUTHORSITE_UPDATE_SCREENSHOT"))
@@ -54,7 +44,7 @@ def test_screenshots_at_every_width_light_and_dark(base: str, browser) -> None: 
     for width in WIDTHS:
         for scheme in SCHEMES:
             for name, path in PAGES.items():
-                page, watch = _open(browser, base, path, scheme, width)
+                page, watch = open_page(browser, base, path, width, scheme)
                 try:
                     sw = page.evaluate("document.scrollingElement.scrollWidth")
                     if sw > width:
@@ -76,7 +66,7 @@ def test_screenshots_at_every_width_light_and_dark(base: str, browser) -> None: 
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_list_controls_remembered_and_accessible(base: str, browser, scheme: str) -> None:  # noqa: ANN001
     require_node_tools()
-    page, watch = _open(browser, base, PAGES["author"], scheme, 1280)
+    page, watch = open_page(browser, base, PAGES["author"], 1280, scheme)
     findings: list[str] = []
     try:
         closed = "[...document.querySelectorAll('details.abstract')].filter(d => !d.open).length"
@@ -126,7 +116,7 @@ def test_search_as_you_type_screenshots_at_every_width(base: str, browser) -> No
     problems: list[str] = []
     for width in WIDTHS:
         for scheme in SCHEMES:
-            page, watch = _open(browser, base, PAGES["home"], scheme, width)
+            page, watch = open_page(browser, base, PAGES["home"], width, scheme)
             try:
                 page.locator("#site-search-q").fill("language")
                 page.locator(".site-header .hit-title").first.wait_for(state="visible", timeout=10000)
