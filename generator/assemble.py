@@ -54,6 +54,7 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
              description=p.description, weight=p.weight, in_nav=p.in_nav)
         for p in config.pages
     )
+    papers = _lab_size(config.papers, config)
     return SiteModel(
         title=config.title, description=config.description, base_url=config.base_url,
         language=config.language, authors=authors, subjects=subjects if subjects is not None else subjects_of(authors, taxonomy), pages=pages,
@@ -61,8 +62,7 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
         cname=config.cname, extra=config.extra, people=people,
         feed_size=config.feed_size, authors_shown=config.authors_shown, venues=config.venues, groups=_groups(config),
         accent=(config.accent, dark_variant(config.accent)) if config.accent else None,
-        repository=config.repository, papers=_lab_size(config.papers, config),
-        paper_keys=collisions(listed[0]) if _lab_size(config.papers, config) else {},
+        repository=config.repository, papers=papers, paper_keys=collisions(listed[0]) if papers else {},
         newest=listed[1], feeds=resolve(feeds, authors) if feeds is not None else None,
         publications=_lab_size(config.publications, config),
     )

@@ -437,3 +437,12 @@ def scan_html(source: str, site_path: str = "/") -> tuple[list[str], str]:
     s.feed(source)
     s.close()
     return s.findings, "".join(s.texts)
+
+
+ISSUES = TESTS / "fixtures" / "issues"   # issue JSON fixtures and the site they are triaged against
+
+
+def copy_issue_site(dest: Path) -> Path:
+    """A fresh copy of the site the issue fixtures name (tests/fixtures/issues/site) at ``dest``."""
+    shutil.copytree(ISSUES / "site", dest)
+    return dest

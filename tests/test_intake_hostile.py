@@ -10,7 +10,6 @@ plus exactly that text, or is not written.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -18,9 +17,8 @@ import yaml
 
 from generator.errors import SiteError
 from generator.intake.yamledit import add_item
-from helpers import TESTS, run_cli, tree_state
+from helpers import ISSUES, copy_issue_site, run_cli, tree_state
 
-ISSUES = TESTS / "fixtures" / "issues"
 
 HOSTILE = {
     "hostile-command.json": "issue #20: 'Author': '$(touch x)' is not an author's page address",
@@ -34,9 +32,7 @@ HOSTILE = {
 
 @pytest.fixture
 def site(tmp_path: Path) -> Path:
-    root = tmp_path / "work" / "site"
-    shutil.copytree(ISSUES / "site", root)
-    return root
+    return copy_issue_site(tmp_path / "work" / "site")
 
 
 def _refused(site: Path, issue: Path, *command: str) -> str:

@@ -15,16 +15,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from helpers import TESTS, run_cli, tree_state
+from helpers import ISSUES, copy_issue_site, run_cli, tree_state
 
-ISSUES = TESTS / "fixtures" / "issues"
 
 
 @pytest.fixture
 def site(tmp_path: Path) -> Path:
-    root = tmp_path / "site"
-    shutil.copytree(ISSUES / "site", root)
-    return root
+    return copy_issue_site(tmp_path / "site")
 
 
 def test_a_good_issue_writes_a_file_that_passes_check(site: Path) -> None:

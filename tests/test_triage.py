@@ -11,22 +11,18 @@ from __future__ import annotations
 import difflib
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 
-from helpers import GOLDEN, REPO, TESTS, run_cli, tree_state
+from helpers import GOLDEN, ISSUES, REPO, copy_issue_site, run_cli, tree_state
 
-ISSUES = TESTS / "fixtures" / "issues"
 
 
 @pytest.fixture
 def site(tmp_path: Path) -> Path:
-    root = tmp_path / "site"
-    shutil.copytree(ISSUES / "site", root)
-    return root
+    return copy_issue_site(tmp_path / "site")
 
 
 def _matches_golden(actual: str, name: str) -> None:
