@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime
 import functools
 import gettext
+import hashlib
 import io
 import re
 from dataclasses import dataclass
@@ -35,6 +36,8 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import PoFileError, read_po
 from babel.numbers import format_decimal
 from babel.support import Translations
+from jinja2 import nodes
+from jinja2.visitor import NodeTransformer
 from markupsafe import Markup
 
 from generator.errors import SiteError
@@ -189,8 +192,39 @@ def install(env: jinja2.Environment, lang: SiteLanguage) -> Formats:
     and ``{% trans %}``), and its dates, numbers and places for the templates' globals and filters."""
     t = translations(lang)
     env.install_gettext_translations(t, newstyle=True)   # (sets what {% trans %} compiles to)
-    env.globals.update(_Gettext(t).functions())
+    messages = _Gettext(t)
+    env.globals.update(messages.functions())
+    key = catalogue_key(t)
+    if getattr(env, "fold_key", key) != key and env.cache is not None:
+        env.cache.clear()   # compiled with another catalogue's messages folded in
+    env.fold, env.fold_key = _Fold(messages.gettext).visit, key   # type: ignore[attr-defined]
     return Formats(lang.locale, t)
+
+
+def catalogue_key(t: gettext.NullTranslations) -> str:
+    """A digest of every message of a catalogue (none for the English source strings)."""
+    catalogue = getattr(t, "_catalog", None)
+    if not catalogue:
+        return "source"
+    entries = sorted((repr(k), repr(v)) for k, v in catalogue.items())
+    return hashlib.sha256(repr(entries).encode("utf-8")).hexdigest()[:16]
+
+
+class _Fold(NodeTransformer):
+    """``_("...")`` or ``gettext("...")`` with one literal and no values, in a parsed template,
+    made its translation (Markup, as the call would return) once, when the template compiles."""
+
+    def __init__(self, gettext: Callable[[str], Markup]) -> None:
+        self._gettext = gettext
+
+    def visit_Call(self, node: nodes.Call) -> nodes.Node:  # noqa: N802 - NodeTransformer's naming
+        node = self.generic_visit(node)
+        if (isinstance(node.node, nodes.Name) and node.node.name in ("_", "gettext") and len(node.args) == 1
+                and isinstance(node.args[0], nodes.Const) and isinstance(node.args[0].value, str)
+                and not node.kwargs and node.dyn_args is None and node.dyn_kwargs is None):
+            text = str(self._gettext(node.args[0].value))
+            return nodes.MarkSafe(nodes.Const(text, lineno=node.lineno), lineno=node.lineno)
+        return node
 
 
 class _Gettext:
