@@ -19,6 +19,7 @@ from generator.config import AuthorConfig, SiteConfig
 from generator.config.accent import dark_variant
 from generator.feed_ids import Memory, resolve
 from generator.config.schema import LAB_AUTHORS
+from generator.config.sources import kind_of
 from generator.filters import decide, normalize_name
 from generator.latex import tex_to_text
 from generator.markup import markdown_to_html
@@ -26,7 +27,6 @@ from generator.matching import tagged
 from generator.merge import merge_records
 from generator.papers import collisions
 from generator.model import Author, Page, Record, SiteModel, Subject
-from generator.sources.registry import kind_of
 from generator.store import Store
 from generator.taxonomy import Category, Taxonomy
 

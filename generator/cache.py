@@ -30,9 +30,9 @@ from typing import Any, Callable, Mapping
 import orjson
 
 from generator.config import Source
+from generator.config.sources import kind_of
 from generator.model import Incomplete, Record
 from generator.record_json import from_json, to_json
-from generator.sources.registry import kind_of
 
 FORMAT = 1
 

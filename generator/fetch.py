@@ -31,6 +31,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from generator import cache
 from generator.config import AuthorConfig, SiteConfig, Source
+from generator.config.sources import kind_of
 from generator.errors import EXIT_OK, EXIT_OUTPUT, EXIT_REFUSED, EXIT_UPSTREAM, SiteError
 from generator.model import Record
 from generator.files import build_lock
@@ -38,7 +39,8 @@ from generator.record_json import to_json
 from generator.refresh import refresh_sources
 from generator.sources.http import ClientPolicy, FetchError, HttpClient
 from generator.sources.outcome import PartialFetch, SourceResult, fetched_parts
-from generator.sources.registry import FetchContext, kind_of
+from generator.sources import registry
+from generator.sources.registry import FetchContext
 from generator.store import Store, read_all
 
 log = logging.getLogger(__name__)
@@ -76,7 +78,7 @@ def fetch_site(config: SiteConfig, *, only: Sequence[str] = (), environ: Mapping
     policy = config.fetch
     for a in authors:   # refuse an impolite setting before the first request, not half-way
         for s in a.sources:
-            kind_of(s).check(s, policy, env, a.path)
+            registry.check(s, policy, env, a.path)
     own = client is None
     http = client or HttpClient(
         ClientPolicy(delay_seconds=policy.delay_seconds, timeout_seconds=policy.timeout_seconds,
@@ -123,7 +125,7 @@ def _fetch_source(config: SiteConfig, slug: str, source: Source, context: FetchC
     before = http.requests
     partial: PartialFetch | None = None
     try:
-        fetched, asked = fetched_parts(kind.fetch(source, replace(context, entry=cached), old))
+        fetched, asked = fetched_parts(registry.fetch(source, replace(context, entry=cached), old))
     except PartialFetch as exc:   # the complete pages before the bad one: keep them, resume there
         partial, (fetched, asked) = exc, (exc.records, cached.max_results if cached else None)
     except FetchError as exc:

@@ -11,9 +11,9 @@ from collections import Counter
 
 from generator.assemble import kept_records
 from generator.config import AuthorConfig, SiteConfig
+from generator.config.sources import kind_of
 from generator.merge import merge
 from generator.model import Record, title_digest
-from generator.sources.registry import kind_of
 from generator.store import Store
 from generator.taxonomy import Taxonomy
 

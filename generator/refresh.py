@@ -35,13 +35,14 @@ from typing import Callable, Sequence
 
 from generator import cache
 from generator.config import AuthorConfig, SiteConfig, Source
+from generator.config.sources import kind_of
 from generator.model import Record
 from generator.refresh_batch import fetch_batch, pack
 from generator.refresh_match import AuthorTerm, RecordIndex, author_terms
 from generator.sources.arxiv import endpoint_url
 from generator.sources.http import FetchError
 from generator.sources.outcome import SourceResult
-from generator.sources.registry import FetchContext, kind_of
+from generator.sources.registry import FetchContext
 from generator.store import Store
 
 log = logging.getLogger(__name__)

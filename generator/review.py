@@ -25,12 +25,12 @@ from typing import Sequence
 from generator import cache, matching
 from generator.assemble import kept_records
 from generator.config import AuthorConfig, SiteConfig, Source
+from generator.config.kinds.records import TYPED_IN
+from generator.config.sources import kind_of
 from generator.errors import SiteError
 from generator.filters import Verdict, decide
 from generator.merge import Decision, Merged, handle, handles, merge, normalize_title
 from generator.model import Record
-from generator.sources.records import TYPED_IN
-from generator.sources.registry import kind_of
 from generator.store import Store, read_all
 
 log = logging.getLogger(__name__)

@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping, Sequence
 from generator import cache
 from generator.cache_records import checked_fields
 from generator.config import AuthorConfig, SiteConfig, Source
+from generator.config.sources import kind_of
 from generator.model import Person, Record
 from generator.record_json import json_fields
-from generator.sources.registry import kind_of
 
 if TYPE_CHECKING:
     from generator.incremental.parsed import ParsedInputs

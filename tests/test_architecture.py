@@ -1,7 +1,7 @@
 """Guards over the source tree: the team's layout rules, checked on every run so they stay true.
 
 Static checks only (the AST of generator/, the Jinja token stream of the default theme, the
-AST of tests/); nothing is built or imported except the source registry. Each test lists every
+AST of tests/); nothing is built or imported except the source kinds' registry. Each test lists every
 offender as ``path:line`` so one run shows all that is left to fix.
 
 1. Size: no function or method in generator/ over 60 lines (``def`` line to last line, the
@@ -10,7 +10,7 @@ offender as ``path:line`` so one run shows all that is left to fix.
    generator/ and no string in a default-theme template (a quoted string inside ``{{ }}`` or
    ``{% %}``, or a literal ``href``/``src``/``action`` attribute value) is an *output path
    literal* (see ``is_output_path``).
-3. The source registry owns the kinds: outside generator/sources/registry.py no
+3. The source registry owns the kinds: outside generator/config/sources.py no
    ``isinstance``/``issubclass``, ``type(x) is K`` or ``case K():`` names a source kind class.
 4. Tests are self-contained: see ``test_tests_read_nothing_outside_the_repository`` and
    ``test_no_test_skips_on_a_missing_artifact``.
@@ -228,7 +228,7 @@ def test_only_routes_write_output_paths() -> None:
 
 # --- 3. isinstance over source kinds ---------------------------------------------------------
 
-REGISTRY = GENERATOR / "sources" / "registry.py"
+REGISTRY = GENERATOR / "config" / "sources.py"
 FALLBACK_KINDS = frozenset({"ArxivSource", "FeedSource", "RecordsSource"})
 
 
@@ -236,7 +236,7 @@ def source_kind_names() -> frozenset[str]:
     """The names of the source kind classes: the three of today, plus the config type and the
     class of every kind the registry holds (``registry.kinds()``)."""
     names = set(FALLBACK_KINDS)
-    registry = importlib.import_module("generator.sources.registry")
+    registry = importlib.import_module("generator.config.sources")
     for kind in registry.kinds():
         names.update({kind.config_type.__name__, type(kind).__name__})
     return frozenset(names)
@@ -286,7 +286,7 @@ isinstance(s, Other)
 def test_no_switch_over_source_kinds_outside_the_registry() -> None:
     kinds = source_kind_names()
     offences = [o for path in _python_files(GENERATOR) if path != REGISTRY for o in kind_switches(path, kinds)]
-    assert not offences, _report(offences, f"outside generator/sources/registry.py no isinstance over "
+    assert not offences, _report(offences, f"outside generator/config/sources.py no isinstance over "
                                            f"the source kinds {sorted(kinds)}")
 
 

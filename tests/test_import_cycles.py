@@ -134,10 +134,11 @@ STAGES = {
             "buildinfo",
     "load": "config config.accent config.authors config.check config.docs config.json_schema config.pages "
             "config.photos config.records config.schema config.site config.sources config.typed "
+            "config.kind config.kinds config.kinds.* "
             "incremental incremental.inputs incremental.parsed",
-    "fetch": "sources sources.accept sources.arxiv sources.arxiv_kind sources.dblp sources.dblp_kind sources.feed "
-             "sources.feed_kind sources.http sources.kindbase sources.openalex sources.openalex_kind sources.orcid "
-             "sources.orcid_kind sources.outcome sources.records sources.registry sources.text sources.transport "
+    "fetch": "sources sources.accept sources.arxiv sources.dblp sources.feed "
+             "sources.http sources.openalex sources.orcid "
+             "sources.outcome sources.registry sources.text sources.transport "
              "sources.works cache cache_records store fetch refresh refresh_batch refresh_match",
     "assemble": "assemble matching feed_ids merge filters venues byline papers incremental.hollow "
                 "incremental.subject_order incremental.memory",
@@ -151,8 +152,13 @@ ORDER = list(STAGES)
 
 
 def _stage_of() -> dict[str, int]:
-    return {("generator." + m if m != "generator" else m): ORDER.index(stage)
-            for stage, names in STAGES.items() for m in names.split()}
+    """Module -> its stage's index; ``package.*`` stands for every module of the package (the
+    source kinds of config/kinds/, so that a new kind is its module and one line in the package)."""
+    named = {("generator." + m if m != "generator" else m): ORDER.index(stage)
+             for stage, names in STAGES.items() for m in names.split()}
+    packages = {m[:-2]: i for m, i in named.items() if m.endswith(".*")}
+    found = {m: packages[m.rpartition(".")[0]] for m in import_graph() if m.rpartition(".")[0] in packages}
+    return {m: i for m, i in named.items() if not m.endswith(".*")} | found
 
 
 def test_every_module_has_a_stage() -> None:

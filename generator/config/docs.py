@@ -12,7 +12,7 @@ from pathlib import Path
 
 from generator.config.json_schema import AUTHOR_MODELINE, SITE_MODELINE, schema_texts
 from generator.config.schema import AUTHOR, FETCH, FILTERS, LINKS, PAGE, SCHEMA_DIR, SITE, Key, Table
-from generator.config.sources import SOURCE_SCHEMAS
+from generator.config.sources import kinds
 
 DOCS_PAGE = "docs/configuration.md"
 
@@ -93,14 +93,10 @@ def _sources_section() -> str:
     parts = [
         "## Sources", "",
         "An author's `sources` is a list; each entry has exactly one of the keys below, its kind:", "",
-        "```yaml", "sources:", "  - arxiv: {query: 'au:\"Jane Doe\"', categories: [cs.LG]}",
-        "  - feed: {url: 'https://example.org/jane/feed.xml', label: Blog}",
-        "  - records:", "      - {title: A record typed in by hand, year: 2024}", "```", "",
+        "```yaml", "sources:", *(f"  - {kind.key}: {kind.example}" for kind in kinds()), "```", "",
     ]
-    headings = {"arxiv": "arxiv: an arXiv query", "feed": "feed: an Atom or RSS feed",
-                "records": "records: typed-in record fields"}
-    for kind, table in SOURCE_SCHEMAS.items():
-        parts.append(table_section(headings.get(kind, kind), table, level=3))
+    for kind in kinds():
+        parts.append(table_section(f"{kind.key}: {kind.heading}", kind.schema, level=3))
     return "\n".join(parts)
 
 

@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from generator.config.schema import AUTHOR, RECORD_LINKS, SCHEMA_DIR, SITE, Key, Table
-from generator.config.sources import SOURCE_SCHEMAS
+from generator.config.sources import kinds
 from generator.taxonomy import load_taxonomy
 
 DRAFT = "http://json-schema.org/draft-07/schema#"
@@ -98,8 +98,7 @@ def _type_schema(key: Key) -> dict[str, Any]:  # noqa: PLR0911 - one return per 
     if t == "section":
         return table_schema(key.table)  # type: ignore[arg-type]
     if t == "sources":
-        return {"type": "array", "items": {"oneOf": [_source_schema(kind, table)
-                                                     for kind, table in SOURCE_SCHEMAS.items()]}}
+        return {"type": "array", "items": {"oneOf": [_source_schema(kind.key, kind.schema) for kind in kinds()]}}
     raise ValueError(f"no JSON Schema for the type {t!r}")
 
 

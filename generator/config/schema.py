@@ -5,8 +5,8 @@ From these tables come the validation (``check.read_table``), the defaults of th
 objects (their dataclass defaults are read from here), the JSON Schema for editors
 (``json_schema``) and the reference page docs/configuration.md (``docs``). A rule that a
 bound cannot say (a link's shape, a base URL) is a small function named in the row, so it
-still lives in one place. The source kinds' tables live in ``sources`` and ``records``
-(``SOURCE_SCHEMAS``), next to the code that turns them into sources.
+still lives in one place. Each source kind's table lives in its module under ``kinds/``
+(``config.kind``), next to the code that turns it into a source.
 """
 
 from __future__ import annotations

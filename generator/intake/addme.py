@@ -22,7 +22,8 @@ from generator.config.authors import author_problems
 from generator.config.check import outside
 from generator.config.json_schema import AUTHOR_MODELINE
 from generator.config.site import load_site
-from generator.config.sources import check_dblp_pid, check_openalex_author
+from generator.config.kinds.dblp import check_dblp_pid
+from generator.config.kinds.openalex import check_openalex_author
 from generator.errors import SiteError
 from generator.intake.issue import Issue, form_fields, parse_issue, read_issue_json, shown
 from generator.intake.yamledit import scalar

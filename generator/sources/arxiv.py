@@ -44,38 +44,24 @@ import logging
 import os
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from generator import ids
-from generator.config import ArxivSource, FetchPolicy
+from generator.config import FetchPolicy
+from generator.config.kinds.arxiv import ArxivSource
 from generator.errors import SiteError
 from generator.model import Incomplete, Person, Record
 from generator.sources.accept import parse_xml
-from generator.sources.http import (
-    FetchError,
-    HttpClient,
-    PermanentError,
-    QueryRefused,
-    Response,
-    TransientError,
-    is_arxiv_host,
-)
-from generator.sources.outcome import PartialFetch
-from generator.sources.text import (
-    ABSTRACT_CAP,
-    ET_AL,
-    FIELD_CAP,
-    MAX_AUTHORS,
-    split_terms,
-    NAME_CAP,
-    TITLE_CAP,
-    clean_text,
-    optional_text,
-    utc_iso,
-    year_of,
-)
+from generator.sources.http import (FetchError, HttpClient, PermanentError, QueryRefused, Response, TransientError,
+                                    check_polite, is_arxiv_host)
+from generator.sources.outcome import Fetched, PartialFetch
+from generator.sources.text import (ABSTRACT_CAP, ET_AL, FIELD_CAP, MAX_AUTHORS, NAME_CAP, TITLE_CAP, clean_text,
+                                    optional_text, split_terms, utc_iso, year_of)
 from generator.taxonomy import Taxonomy, load_taxonomy
+
+if TYPE_CHECKING:
+    from generator.sources.registry import FetchContext
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +105,29 @@ def endpoint_url(policy: FetchPolicy, environ: Mapping[str, str] = os.environ) -
     if parts.scheme == "http" and is_arxiv_host(url):
         url = urlunsplit(("https", parts.netloc, parts.path, parts.query, ""))   # arXiv answers http with a 301
     return url
+
+
+def check(source: ArxivSource, policy: FetchPolicy, environ: Mapping[str, str], where: str) -> None:
+    """The kind's check before the first request (config.kinds.arxiv): arXiv's rate limit is kept."""
+    check_polite(endpoint_url(policy, environ), policy.delay_seconds)
+
+
+def fetch(source: ArxivSource, context: FetchContext, cached: Sequence[Record]) -> Fetched:
+    """The kind's fetch (config.kinds.arxiv). A query resumes where its cache entry says: at an
+    ``incomplete`` mark, or at a ``max_results`` below today's setting (backfill)."""
+    endpoint = endpoint_url(context.policy, context.environ)
+    if source.ids:
+        return Fetched(fetch_ids(context.client, endpoint, source.ids))
+    entry, limit = context.entry, context.policy.max_results
+    asked = entry.max_results if entry else None
+    resume_at = (entry.incomplete.next_start if entry and entry.incomplete
+                 else asked if asked is not None and asked < limit else None)
+    result = fetch_query(context.client, endpoint, source, context.policy, cached, resume_at)
+    if result.total <= limit:
+        return Fetched(result.records)
+    # The query matched more than were asked for: remember how many were (the larger of
+    # now and before, when this fetch stopped at records an earlier, larger one cached).
+    return Fetched(result.records, max(limit, asked or 0) if not result.complete else limit)
 
 
 def query_url(endpoint: str, query: str, start: int, max_results: int) -> str:

@@ -29,7 +29,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections import Counter
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from urllib.parse import quote
 
 from generator import ids
@@ -37,7 +37,11 @@ from generator.model import Person, Record, record_key
 from generator.sources.accept import parse_xml
 from generator.sources.http import HttpClient, PermanentError, Response, TransientError
 from generator.sources.text import ET_AL, FIELD_CAP, MAX_AUTHORS, NAME_CAP, TITLE_CAP, clean_text
-from generator.sources.works import arxiv_from_link, doi_from_link, split_doi
+from generator.sources.works import arxiv_from_link, doi_from_link, endpoint, split_doi
+
+if TYPE_CHECKING:
+    from generator.config import FetchPolicy
+    from generator.sources.registry import FetchContext
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +73,16 @@ class DblpRecord:
 
 def person_url(base: str, pid: str) -> str:
     return f"{base}/pid/{quote(pid, safe='/-_')}.xml"
+
+
+def check(source: Any, policy: FetchPolicy, environ: Mapping[str, str], where: str) -> None:  # noqa: ANN401
+    """The kind's check before the first request (config.kinds.dblp): the address is an http(s) URL."""
+    endpoint(environ, ENV_ENDPOINT, DEFAULT_ENDPOINT)
+
+
+def fetch(source: Any, context: FetchContext, cached: Sequence[Record]) -> tuple[Record, ...]:  # noqa: ANN401
+    """The kind's fetch (config.kinds.dblp): the person's records."""
+    return fetch_person(context.client, endpoint(context.environ, ENV_ENDPOINT, DEFAULT_ENDPOINT), source.pid, cached)
 
 
 def fetch_person(client: HttpClient, base: str, pid: str, cached: Sequence[Record] = ()) -> tuple[Record, ...]:

@@ -21,14 +21,14 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from html.parser import HTMLParser
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from generator import ids
-from generator.config import FeedSource
+from generator.config.kinds.feed import FeedSource
 from generator.model import Person, Record, record_key
 from generator.sources.accept import decode_xml, parse_checked
-from generator.sources.http import HttpClient, PermanentError, Response, TransientError
+from generator.sources.http import HttpClient, PermanentError, Response, TransientError, check_polite
 from generator.sources.text import (
     ABSTRACT_CAP,
     ET_AL,
@@ -43,6 +43,10 @@ from generator.sources.text import (
 )
 from generator.taxonomy import Taxonomy, load_taxonomy
 
+if TYPE_CHECKING:
+    from generator.config import FetchPolicy
+    from generator.sources.registry import FetchContext
+
 log = logging.getLogger(__name__)
 
 FEED_VERSIONS = ("rss090", "rss091n", "rss091u", "rss092", "rss093", "rss094", "rss20", "rss10", "rss",
@@ -55,6 +59,16 @@ class FeedPage:
     entries: int
     records: tuple[Record, ...]
     warnings: tuple[str, ...] = ()
+
+
+def check(source: FeedSource, policy: FetchPolicy, environ: Mapping[str, str], where: str) -> None:
+    """The kind's check before the first request (config.kinds.feed): not an arXiv host faster than it allows."""
+    check_polite(source.url, policy.delay_seconds, where=where)
+
+
+def fetch(source: FeedSource, context: FetchContext, cached: Sequence[Record]) -> tuple[Record, ...]:
+    """The kind's fetch (config.kinds.feed): the feed's records."""
+    return fetch_feed(context.client, source, cached).records
 
 
 def fetch_feed(client: HttpClient, source: FeedSource, cached: Sequence[Record] = ()) -> FeedPage:

@@ -35,7 +35,7 @@ import logging
 import re
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from urllib.parse import quote
 
 from generator import ids
@@ -43,7 +43,11 @@ from generator.model import Person, Record, record_key
 from generator.sources.http import Extra, HttpClient, PermanentError, Response, TransientError, parse_retry_after
 from generator.sources.text import (ABSTRACT_CAP, ET_AL, FIELD_CAP, MAX_AUTHORS, NAME_CAP, TITLE_CAP, clean_text,
                                     utc_iso)
-from generator.sources.works import arxiv_from_link, doi_from_link, parse_json, split_doi
+from generator.sources.works import arxiv_from_link, doi_from_link, endpoint, parse_json, split_doi
+
+if TYPE_CHECKING:
+    from generator.config import FetchPolicy
+    from generator.sources.registry import FetchContext
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +81,19 @@ def request_extra(environ: Mapping[str, str]) -> Extra:
     key = environ.get(ENV_KEY, "").strip()
     return Extra(own_statuses=frozenset({429}), secret_query="api_key=" + quote(key, safe="") if key else "",
                  allowance=ALLOWANCE)
+
+
+def check(source: Any, policy: FetchPolicy, environ: Mapping[str, str], where: str) -> None:  # noqa: ANN401
+    """The kind's check before the first request (config.kinds.openalex): the address is an http(s) URL."""
+    endpoint(environ, ENV_ENDPOINT, DEFAULT_ENDPOINT)
+
+
+def fetch(source: Any, context: FetchContext, cached: Sequence[Record]) -> tuple[Record, ...]:  # noqa: ANN401
+    """The kind's fetch (config.kinds.openalex): the author's works, their citation counts dated by the
+    HTTP client's wall clock (the fetch day)."""
+    base = endpoint(context.environ, ENV_ENDPOINT, DEFAULT_ENDPOINT)
+    today = context.client.clock.wall().strftime("%Y-%m-%d")
+    return fetch_works(context.client, base, source.author, context.environ, today, cached)
 
 
 def fetch_works(client: HttpClient, base: str, author: str, environ: Mapping[str, str], today: str,

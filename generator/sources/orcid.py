@@ -25,13 +25,17 @@ from __future__ import annotations
 
 import functools
 import logging
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from generator import ids
 from generator.model import Record, record_key
 from generator.sources.http import Extra, HttpClient, PermanentError, Response, TransientError
 from generator.sources.text import FIELD_CAP, TITLE_CAP, clean_text, utc_iso
-from generator.sources.works import doi_from_link, parse_json, split_doi
+from generator.sources.works import doi_from_link, endpoint, parse_json, split_doi
+
+if TYPE_CHECKING:
+    from generator.config import FetchPolicy
+    from generator.sources.registry import FetchContext
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +43,16 @@ ENV_ENDPOINT = "ORCID_API_URL"
 DEFAULT_ENDPOINT = "https://pub.orcid.org"
 LABEL = "ORCID"
 REQUEST = Extra(headers=(("Accept", "application/json"),))
+
+
+def check(source: Any, policy: FetchPolicy, environ: Mapping[str, str], where: str) -> None:  # noqa: ANN401
+    """The kind's check before the first request (config.kinds.orcid): the address is an http(s) URL."""
+    endpoint(environ, ENV_ENDPOINT, DEFAULT_ENDPOINT)
+
+
+def fetch(source: Any, context: FetchContext, cached: Sequence[Record]) -> tuple[Record, ...]:  # noqa: ANN401
+    """The kind's fetch (config.kinds.orcid): the iD's works."""
+    return fetch_works(context.client, endpoint(context.environ, ENV_ENDPOINT, DEFAULT_ENDPOINT), source.id, cached)
 
 
 def works_url(base: str, orcid_id: str) -> str:

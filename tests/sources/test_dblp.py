@@ -108,7 +108,7 @@ def test_the_readme_example_of_the_three_kinds_loads(tmp_path) -> None:
     from fetchkit import write_site
 
     from generator.config import load_site
-    from generator.sources.registry import kind_of
+    from generator.config.sources import kind_of
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
     block = readme.split("### ORCID, DBLP and OpenAlex", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]

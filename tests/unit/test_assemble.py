@@ -125,7 +125,7 @@ def test_fetched_records_go_through_include_exclude_and_categories() -> None:
         rec("Excluded", arxiv_id="2401.00003", subjects=("cs.DB",)),
         rec("Included anyway", arxiv_id="2401.00004", subjects=("physics.optics",)),
     ))
-    source = ArxivSource("au:Bin", ("cs.DB",))
+    source = ArxivSource(query="au:Bin", categories=("cs.DB",))
     cfg = AuthorConfig(slug="bin", name="Bin", path="x", sources=(source,),
                        include=("2401.00004",), exclude=("2401.00003",), filters=Filters())
     assert [r.title for r in kept_records(cfg, Store().with_entry("bin", source, fetched))] == ["Keep",
@@ -160,7 +160,7 @@ def test_subject_index_across_authors() -> None:
 def test_subject_index_skips_codes_that_are_not_arxiv_categories() -> None:
     fetched = CacheEntry(source={}, fetched_at="", records=(
         rec("With MSC", arxiv_id="2401.00001", subjects=("math.AP", "35J20")),))
-    source = ArxivSource("au:M")
+    source = ArxivSource(query="au:M")
     cfg = AuthorConfig(slug="m", name="M", path="x", sources=(source,))
     model = assemble(site(cfg), Store().with_entry("m", source, fetched), load_taxonomy())
     assert [s.code for s in model.subjects] == ["math.AP"]

@@ -22,7 +22,6 @@ from generator.config import (
     FILTERS,
     PAGE,
     SITE,
-    SOURCE_SCHEMAS,
     AuthorConfig,
     FetchPolicy,
     Filters,
@@ -32,6 +31,7 @@ from generator.config import (
 )
 from generator.config.docs import generated_files
 from generator.config.json_schema import AUTHOR_MODELINE, SITE_MODELINE
+from generator.config.sources import kinds
 from generator.errors import SiteError
 from generator.yamlfile import parse_yaml
 from helpers import make_project  # tests/ is on sys.path (tests/conftest.py)
@@ -141,7 +141,7 @@ def test_committed_docs_and_schema_files_are_fresh() -> None:
 
 def test_the_docs_page_names_every_key() -> None:
     page = generated_files()["docs/configuration.md"]
-    for table in (SITE, FETCH, AUTHOR, FILTERS, PAGE, *SOURCE_SCHEMAS.values()):
+    for table in (SITE, FETCH, AUTHOR, FILTERS, PAGE, *(kind.schema for kind in kinds())):
         for key in table.keys:
             assert f"| `{key.name}` |" in page and key.help in page, key.name
 
@@ -149,6 +149,7 @@ def test_the_docs_page_names_every_key() -> None:
 @pytest.mark.parametrize("cls, table, skip", [
     (SiteConfig, SITE, {"root", "authors", "pages"}), (FetchPolicy, FETCH, set()), (Filters, FILTERS, set()),
     (AuthorConfig, AUTHOR, {"slug", "path"}), (PageSource, PAGE, {"name", "path", "body", "in_nav"}),
+    *((kind.config_type, kind.schema, {"line"}) for kind in kinds() if not kind.schema.many),   # the source kinds
 ])
 def test_typed_objects_take_their_keys_and_defaults_from_the_tables(cls: type, table: Any, skip: set[str]) -> None:
     fields = {f.name: f for f in dataclasses.fields(cls)}
