@@ -11,24 +11,24 @@ from __future__ import annotations
 
 import functools
 from operator import attrgetter
-from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import jinja2
 from markupsafe import Markup
 
-from generator import byline, paper_meta, routes
+from generator import byline, paper_meta
 from generator.chart import year_chart
 from generator.coauthors import Graph, coauthor_graph
 from generator.exports import bibtex_keys, paper_bibtex
-from generator.filters import normalize_name
 from generator.lab import Entry, Lab, filter_id
 from generator.i18n import Formats, SiteLanguage
 from generator.latex import tex_to_html, tex_to_text
 from generator.matching import not_mine_url
-from generator.model import Author, Person, Record, SiteModel
+from generator.model import Author, Record, SiteModel
 from generator.papers import key_of
 from generator.partials import Partial
 from generator.routes import Urls
+from generator.record_filters import MEMBERS, AuthorUrls, Bylines, Chips, ListedPages, PaperUrls, person_slug
 from generator.taxonomy import Taxonomy
 
 
@@ -68,11 +68,6 @@ def subject_name(names: Mapping[str, str], taxonomy: Taxonomy, code: str) -> str
         return name
     cat = taxonomy.get(code)
     return cat.name if cat else code
-
-
-def person_slug(people: Mapping[str, str], name: str) -> str | None:
-    """The slug of the profiled author a byline name stands for, if any."""
-    return people.get(normalize_name(name))
 
 
 def listed_by(record_authors: Mapping[str, tuple[str, ...]], r: Record) -> tuple[str, ...]:
@@ -163,146 +158,9 @@ def _person(person: Partial, name: str) -> Markup:
     return person.small(name, "", "", False)
 
 
-class Byline(NamedTuple):
-    """What a record's partial shows of its authors (generator.byline): the names, each through
-    partials/person.html and separated by a comma ("…" where names were left out), the
-    affiliations they cite, numbered from 1, and how many names are not shown ("" if none, else in the
-    locale's digits).
-    A named tuple: made for every record shown, and one costs half a frozen dataclass."""
-
-    names: Markup
-    affiliations: tuple[str, ...]
-    more: str
-    rest: int = 0   # how many, as a number (for ngettext: "and 1 more", "and 2 more")
-
-
-def _cites(authors: tuple[Person, ...]) -> bool:
-    for p in authors:
-        if p.affiliations:
-            return True
-    return False
-
-
-MEMBERS = "*"   # ``own`` on the lab's list: every profiled author of the site is emphasised
-
-
-class _Bylines:
-    """``r|byline`` (``r|byline(false)`` without affiliations; ``r|byline(true, slug)`` on the page of
-    the profiled author ``slug``, whose name is then bold and no link; ``r|byline(true, "*")`` on the
-    lab's list, where every profiled author is bold and a link): a record's bounded byline, one
-    filter call per record instead of a template loop per name (the largest cost of a record's
-    partial). The usual record (no more names than shown, none citing an affiliation) reads each
-    name's partial from a dict keyed by the name: a site names a few thousand people on a hundred
-    thousand records."""
-
-    __slots__ = ("_person", "_limit", "_people", "_plain", "_slugs", "_formats")
-
-    def __init__(self, person: Partial, limit: int, people: Mapping[str, str], formats: Formats) -> None:
-        self._person, self._limit, self._people, self._formats = person, limit, people, formats
-        self._plain: dict[str, Markup] = {}   # name -> its partial, no marks, no position
-        self._slugs: dict[str, str | None] = {}   # name -> the profiled author it names, if any
-
-    def _is(self, name: str, own: str) -> bool | str:
-        """How partials/person.html shows ``name``: True as the page's own author, "member" as a
-        member on the lab's list (``own`` is ``MEMBERS``), else False."""
-        slug = self._slugs.get(name, "")
-        if slug == "":
-            slug = self._slugs[name] = person_slug(self._people, name)
-        if own == MEMBERS:
-            return "member" if slug else False
-        return slug == own
-
-    def __call__(self, r: Record, affiliations: bool = True, own: str = "") -> Byline:
-        authors = r.authors
-        if len(authors) > self._limit or (affiliations and _cites(authors)):
-            return self._bounded(authors, affiliations, own)
-        plain = self._plain
-        try:
-            names = [plain[p.name] for p in authors]
-        except KeyError:
-            for p in authors:
-                if p.name not in plain:
-                    plain[p.name] = self._person.small(p.name, "", "", False)
-            names = [plain[p.name] for p in authors]
-        if own:   # the page's own author: its own partial (bold, no link), kept as the others are
-            small, mine = self._person.small, self._is
-            names = [small(p.name, "", "", is_) if (is_ := mine(p.name, own)) else n for p, n in zip(authors, names)]
-        return Byline(Markup(", ".join(names)), (), "")
-
-    def _bounded(self, authors: tuple[Person, ...], affiliations: bool, own: str) -> Byline:
-        small = self._person.small
-        shown, affs = byline.shown_authors(authors, self._limit, self._people, affiliations)
-        place, total = self._formats.place, len(authors)
-        names = ", ".join([("… " if s.gap and s.index else "")
-                           + small(s.person.name, s.marks, place(s.index + 1, total) if s.position else "",
-                                   bool(own) and self._is(s.person.name, own))
-                           for s in shown])
-        rest = len(authors) - len(shown)
-        return Byline(Markup(names), affs, self._formats.number(rest) if rest else "", rest)
-
-
-class _Chips:
-    """``r|chips``: a record's subject chips through partials/chip.html, primary first, each
-    followed by a space. Each code's chip is read from a dict (primary or not); joined per
-    record, not kept per list of subjects: the lists are too many (50,000 at 1,000 x 100)."""
-
-    __slots__ = ("_chip", "_primary", "_other")
-
-    def __init__(self, chip: Partial) -> None:
-        self._chip = chip
-        self._primary: dict[str, Markup] = {}
-        self._other: dict[str, Markup] = {}
-
-    def __call__(self, r: Record) -> Markup:
-        subjects = r.subjects
-        if not subjects:
-            return Markup("")
-        try:
-            other = self._other
-            return Markup(" ".join([self._primary[subjects[0]], *[other[c] for c in subjects[1:]]]) + " ")
-        except KeyError:
-            small = self._chip.small
-            for i, code in enumerate(subjects):
-                (self._other if i else self._primary).setdefault(code, small(code, i == 0))
-            return self(r)
-
-
-class _ListedPages:
-    """``r|listed_pages``: the (page URL, name) of each profiled author who lists ``r``, site
-    order, kept per list of authors: a brief entry links to each, and a ``url_for`` call per
-    link (a Route made, through Jinja's Context.call) cost a tenth of the entry."""
-
-    __slots__ = ("_listed", "_urls", "_names", "_kept")
-
-    def __init__(self, urls: Urls, site: SiteModel) -> None:
-        self._listed, self._urls = site.record_authors, urls
-        self._names = {a.slug: a.name for a in site.authors}
-        self._kept: dict[tuple[str, ...], tuple[tuple[str, str], ...]] = {}
-
-    def __call__(self, r: Record) -> tuple[tuple[str, str], ...]:
-        slugs = self._listed.get(r.key, ())
-        pages = self._kept.get(slugs)
-        if pages is None:
-            pages = self._kept[slugs] = tuple((self._urls.url_for("author", s), self._names[s]) for s in slugs)
-        return pages
-
-
 def _not_mine_url(urls: Urls, repository: str, slug: str, r: Record) -> str:
     """The "Not mine?" link of a record on the page of author ``slug`` (generator.matching)."""
     return not_mine_url(repository, slug, r, f"{urls.abs_url_for('author', slug)}#{r.anchor}")
-
-
-class _PaperUrls:
-    """``r|paper_url``: the address of the record's own page (generator.papers), or None on a site
-    without paper pages."""
-
-    __slots__ = ("_urls", "_keys", "_on")
-
-    def __init__(self, urls: Urls, site: SiteModel) -> None:
-        self._urls, self._keys, self._on = urls, site.paper_keys, site.papers
-
-    def __call__(self, r: Record) -> str | None:
-        return self._urls.url(routes.paper(key_of(self._keys, r.key)).url) if self._on else None
 
 
 def _paper_bibtex(listed: Mapping[str, tuple[str, ...]], by_slug: Mapping[str, Author], r: Record) -> str:
@@ -345,10 +203,10 @@ def template_filters(env_globals: Mapping[str, Any]) -> dict[str, Any]:
     ``p.name|person``, ``code|chip(true)``): Jinja calls a filter directly, a global function
     through ``Context.call``, which was a tenth of the cost of rendering a record."""
     names = ("tex", "tex_text", "subject_name", "listed_by", "listed_pages", "entry_updated", "byline", "paper_url",
-             "date", "number")
+             "date", "number", "not_mine", "bibtex_url")
     chip, person = env_globals["chip"], env_globals["person"]
     return {**{n: env_globals[n] for n in names}, "chip": functools.partial(_chip, chip),
-            "person": functools.partial(_person, person), "chips": _Chips(chip),
+            "person": functools.partial(_person, person), "chips": Chips(chip),
             "class_terms": byline.class_terms, "comment_parts": byline.comment_parts,
             "badge": byline.badge, "meta_parts": byline.meta_parts}
 
@@ -366,9 +224,9 @@ def template_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonom
         "abs_url_for": urls.abs_url_for,
         "person_slug": functools.partial(person_slug, site.people),
         "subject_name": functools.partial(subject_name, names, taxonomy),
-        "listed_by": functools.partial(listed_by, site.record_authors), "listed_pages": _ListedPages(urls, site),
+        "listed_by": functools.partial(listed_by, site.record_authors), "listed_pages": ListedPages(urls, site),
         **partials,
-        "byline": _Bylines(partials["person"], site.authors_shown, site.people, formats),
+        "byline": Bylines(partials["person"], site.authors_shown, site.people, formats),
         "text_direction": lang.direction, "translated": lang.translated,
         "plural_forms": formats.plural_forms, "date": formats.date, "number": formats.number,
         "records_html": partials["record_html"].many, "records_brief": partials["record_brief"].many,
@@ -379,7 +237,8 @@ def template_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonom
                                            papers=site.paper_keys if site.papers else None),
         "authors_by_slug": by_slug, "tex": tex_to_html, "tex_text": tex_to_text,
         "not_mine_url": functools.partial(_not_mine_url, urls, site.repository),
-        "paper_url": _PaperUrls(urls, site), "citation_tags": paper_meta.citation_tags,
+        "not_mine": (author_urls := AuthorUrls(urls, site.repository)).not_mine, "bibtex_url": author_urls.bibtex_url,
+        "paper_url": PaperUrls(urls, site), "citation_tags": paper_meta.citation_tags,
         "paper_jsonld": paper_meta.paper_jsonld,
         "paper_description": paper_meta.description, "paper_bibtex": functools.partial(_paper_bibtex, site.record_authors, by_slug),
         "lab_records": functools.partial(lab_records, partials["record_html"]), "lab_graph": lab_graph,

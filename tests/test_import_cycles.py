@@ -142,7 +142,7 @@ STAGES = {
              "sources.works cache cache_records store fetch refresh refresh_batch refresh_match",
     "assemble": "assemble matching feed_ids merge filters venues byline papers incremental.hollow "
                 "incremental.subject_order incremental.memory",
-    "plan": "jobs render template_globals themes i18n exports lab search_docs paper_meta incremental.canonical incremental.snapshot "
+    "plan": "jobs render template_globals record_filters themes i18n exports lab search_docs paper_meta incremental.canonical incremental.snapshot "
             "incremental.subject_jobs incremental.search_kept incremental.search_patch",
     "write": "output parallel search linkcheck incremental.prelink",
     "commands": "build pipeline check lint review live serve serve_watch reload preview_files newsite cli __main__ "
