@@ -23,8 +23,9 @@ from generator.paths import DEFAULT_OUTPUT_DIR
 ARXIV_API = "https://export.arxiv.org/api/query"
 SCHEMA_DIR = "docs/schema"      # where a site keeps the JSON Schema files, relative to its root
 # The most authors of a site that has the lab's list and a page per paper unless site.yaml says:
-# a lab's site. At 1,000 authors x 100 records the paper pages would add 0.58 GB (81,000 pages,
-# the site 1.47 GB, over GitHub Pages' 1 GB) and 10 s of CPU to every rebuild.
+# a lab's site. At 1,000 authors x 100 records the paper pages would add 0.58 GB (81,304 pages,
+# the site 1.50 GB against 0.95 GB without, over GitHub Pages' 1 GB; trimming every page without
+# losing data would leave 1.23 GB: bench/README.md) and 10 s of CPU to every rebuild.
 LAB_AUTHORS = 100
 
 # The value types a row can have; json_schema and docs describe each of them.
