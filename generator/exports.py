@@ -123,11 +123,15 @@ def venue_kind(r: Record) -> tuple[str, str | None]:
 
 def bibtex_key(r: Record, author: Author) -> str:
     """firstauthorfamily + year + first long title word, ASCII ("delmaestro2019quantum")."""
-    name = r.authors[0].name if r.authors else author.name
+    return _bibtex_key(r.authors[0].name if r.authors else author.name, r.year, r.title)
+
+
+@lru_cache(maxsize=1 << 17)   # an author's page (its BibTeX links) and export ask for the same keys
+def _bibtex_key(name: str, year: int | None, title: str) -> str:
     parts = split_name(name)
     first = (parts.family or parts.literal).split() or [name]
-    word = next((w for w in (_ascii_word(t) for t in tex_to_text(r.title).split()) if len(w) > 3), "record")
-    return f"{''.join(_ascii_word(w) for w in first) or 'anon'}{r.year or ''}{word}"
+    word = next((w for w in (_ascii_word(t) for t in tex_to_text(title).split()) if len(w) > 3), "record")
+    return f"{''.join(_ascii_word(w) for w in first) or 'anon'}{year or ''}{word}"
 
 
 def _bibtex_fields(r: Record) -> tuple[str, list[tuple[str, str]]]:

@@ -193,11 +193,13 @@ def install(env: jinja2.Environment, lang: SiteLanguage) -> Formats:
     t = translations(lang)
     env.install_gettext_translations(t, newstyle=True)   # (sets what {% trans %} compiles to)
     messages = _Gettext(t)
-    env.globals.update(messages.functions())
+    functions = messages.functions()
+    env.globals.update(functions)
     key = catalogue_key(t)
     if getattr(env, "fold_key", key) != key and env.cache is not None:
         env.cache.clear()   # compiled with another catalogue's messages folded in
-    env.fold, env.fold_key = _Fold(messages.gettext).visit, key   # type: ignore[attr-defined]
+    env.filters.update({f"_i18n{name}": functions[name] for name in _FUNCTIONS})
+    env.fold, env.fold_key = _Fold(functions).visit, key   # type: ignore[attr-defined]
     return Formats(lang.locale, t)
 
 
@@ -210,21 +212,31 @@ def catalogue_key(t: gettext.NullTranslations) -> str:
     return hashlib.sha256(repr(entries).encode("utf-8")).hexdigest()[:16]
 
 
-class _Fold(NodeTransformer):
-    """``_("...")`` or ``gettext("...")`` with one literal and no values, in a parsed template,
-    made its translation (Markup, as the call would return) once, when the template compiles."""
+# The gettext functions a template calls, each also a filter that ``_Fold`` calls directly.
+_FUNCTIONS = ("_", "gettext", "ngettext", "pgettext", "npgettext")
 
-    def __init__(self, gettext: Callable[[str], Markup]) -> None:
-        self._gettext = gettext
+
+class _Fold(NodeTransformer):
+    """The theme's messages in a parsed template, made when it compiles instead of on each call
+    (Jinja sends a global function's call through ``Context.call``; it calls a filter directly):
+    ``_("...")`` or ``gettext("...")`` with one literal and no values becomes its translation (a
+    Markup constant, as the call returns it); any other call of a gettext function whose first
+    argument is a literal becomes the same function called as a filter (``_i18n_ngettext``...)."""
+
+    def __init__(self, functions: dict[str, Callable[..., Markup]]) -> None:
+        self._functions = functions
 
     def visit_Call(self, node: nodes.Call) -> nodes.Node:  # noqa: N802 - NodeTransformer's naming
         node = self.generic_visit(node)
-        if (isinstance(node.node, nodes.Name) and node.node.name in ("_", "gettext") and len(node.args) == 1
+        if not (isinstance(node.node, nodes.Name) and node.node.name in _FUNCTIONS and node.args
                 and isinstance(node.args[0], nodes.Const) and isinstance(node.args[0].value, str)
-                and not node.kwargs and node.dyn_args is None and node.dyn_kwargs is None):
-            text = str(self._gettext(node.args[0].value))
+                and node.dyn_args is None and node.dyn_kwargs is None):
+            return node
+        name, first = node.node.name, node.args[0]
+        if name in ("_", "gettext") and len(node.args) == 1 and not node.kwargs:
+            text = str(self._functions[name](first.value))
             return nodes.MarkSafe(nodes.Const(text, lineno=node.lineno), lineno=node.lineno)
-        return node
+        return nodes.Filter(first, f"_i18n{name}", node.args[1:], node.kwargs, None, None, lineno=node.lineno)
 
 
 class _Gettext:
