@@ -37,7 +37,7 @@ node_modules/.package-lock.json: package.json package-lock.json | system-tools
 	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 
 # The wheels of authorsite's dependencies (and setuptools, to build it from git): the local
-# package index from which tests/test_release.py and tests/test_install.py install authorsite
+# package index from which tests/commands/test_release.py and tests/commands/test_install.py install authorsite
 # into a fresh venv with no network.
 $(VENV)/wheelhouse/.made: pyproject.toml | $(VENV)/.installed
 	$(PY) -m pip download --quiet --disable-pip-version-check --only-binary=:all: -d $(VENV)/wheelhouse \
@@ -78,7 +78,7 @@ bench: $(VENV)/.installed-bench
 	$(PY) bench/run.py $(BENCH_ARGS)
 
 golden: $(VENV)/.installed-test
-	AUTHORSITE_UPDATE_GOLDEN=1 $(PY) -m pytest -q tests/test_render_golden.py
+	AUTHORSITE_UPDATE_GOLDEN=1 $(PY) -m pytest -q tests/render/test_render_golden.py
 
 # docs/configuration.md and docs/schema/*.json, made from the config schema (generator/config/schema.py).
 docs: $(VENV)/.installed

@@ -14,7 +14,7 @@ most 0.2x our cold build of the same repeat.
 The copy is made in every repeat (about 1.3 GB at 1,000 x 100, untimed; ``measure`` flushes it
 to disk before the build starts). The bench does not check that the result is a clean build's
 bytes: that needs another cold build (35 s at 1,000 x 100), so it is left to
-tests/test_jobs.py (``test_a_restored_clone_with_ten_records_changed...``, on a small corpus)
+tests/render/test_jobs.py (``test_a_restored_clone_with_ten_records_changed...``, on a small corpus)
 and to this module run on its own, which also builds the changed clone clean and compares:
 
   python bench/ci_row.py benchmark-results/corpus-a40-r20-s1   # a corpus a bench run made
@@ -50,7 +50,7 @@ def edit_targets(neutral: Path, site: Path, n: int = EDITS) -> tuple[tuple[Path,
     over the corpus, the newest record that only this author lists."""
     from convert import arxiv_query
 
-    from generator.cache import cache_file
+    from generator.fetch.cache import cache_file
     from generator.config import ArxivSource
     authors = [json.loads(line) for line in open(neutral / "authors.jsonl", encoding="utf-8")]
     newest: dict[str, tuple[str, str]] = {}   # author id -> (published, record id)
@@ -92,8 +92,8 @@ def fresh_clone(site: Path, dest: Path) -> None:
 
 
 def change_records(root: Path, targets: tuple[tuple[Path, str], ...]) -> None:
-    """Edit one title in each target cache file (written with generator.cache, so still valid)."""
-    from generator.cache import read_entry, write_entry
+    """Edit one title in each target cache file (written with generator.fetch.cache, so still valid)."""
+    from generator.fetch.cache import read_entry, write_entry
     for rel, key in targets:
         path = root / rel
         entry = read_entry(path)

@@ -5,10 +5,10 @@ Writes into --out (replaced if it exists), exactly as a user's site would hold i
 
   site.yaml                               title, base_url '/', paginate 50
   content/authors/<slug>.yaml             name, affiliation, sources: [- arxiv: {query: 'au:"Name"'}]
-  content/cache/<slug>/arxiv-<hash>.json  the author's records, written with generator.cache
+  content/cache/<slug>/arxiv-<hash>.json  the author's records, written with generator.fetch.cache
                                           (CacheEntry + write_entry), so the bytes are our format
 
-Each corpus record becomes a ``generator.model.Record`` as the arXiv fetcher would make it:
+Each corpus record becomes a ``generator.core.model.Record`` as the arXiv fetcher would make it:
 key ``arxiv:<id>``, version 1, year and ISO dates from ``published``, authors as ``Person``,
 subjects mapped to canonical arXiv codes (the corpus uses stat.TH, whose canonical code is
 math.ST, so the two merge here while the Hugo site keeps both pages), primary first, no
@@ -26,10 +26,10 @@ import shutil
 import sys
 from pathlib import Path
 
-from generator.cache import CacheEntry, cache_file, source_description, write_entry
+from generator.fetch.cache import CacheEntry, cache_file, source_description, write_entry
 from generator.config import ArxivSource
-from generator.model import Person, Record
-from generator.taxonomy import load_taxonomy
+from generator.core.model import Person, Record
+from generator.core.taxonomy import load_taxonomy
 
 FETCHED_AT = "2026-07-01T00:00:00Z"  # fixed: the output must not depend on the clock
 

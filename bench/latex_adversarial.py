@@ -1,5 +1,5 @@
-"""How fast the TeX converters get through hostile input (tests/unit/latex_cases.py: about
-200 KB each), the speed that tests/unit/test_latex.py only guards against hangs.
+"""How fast the TeX converters get through hostile input (tests/core/latex_cases.py: about
+200 KB each), the speed that tests/core/test_latex.py only guards against hangs.
 
     python bench/latex_adversarial.py [--repeat 5]
 
@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT / "tests" / "unit"))
 
 from latex_cases import ADVERSARIAL  # noqa: E402
 
-from generator.latex import tex_to_html, tex_to_text  # noqa: E402
+from generator.core.latex import tex_to_html, tex_to_text  # noqa: E402
 
 
 def measure(text: str, repeat: int) -> list[float]:

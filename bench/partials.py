@@ -37,12 +37,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from generator import pipeline as gbuild
-    from generator.exports import to_bibtex, to_csl_json
-    from generator.render import plan_tasks
-    from generator.taxonomy import load_taxonomy
-    from generator.themes import make_environment
+    from generator.render.exports import to_bibtex, to_csl_json
+    from generator.render.pages import plan_tasks
+    from generator.core.taxonomy import load_taxonomy
+    from generator.render.themes import make_environment
 
-    gc.disable()   # as a build's render processes run (generator.parallel.Pool)
+    gc.disable()   # as a build's render processes run (generator.write.parallel.Pool)
     root = args.site.resolve()
     config = gbuild.load_config(root, None)
     store: list[Any] = []

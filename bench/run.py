@@ -5,7 +5,7 @@
 
 1. Corpus: bench/shared/make_corpus.py (deterministic) -> bench/convert.py (our inputs:
    site.yaml, content/authors/*.yaml, content/cache/<slug>/*.json written with
-   generator.cache) and bench/shared/to_hugo.py (a Hugo site). Kept under
+   generator.fetch.cache) and bench/shared/to_hugo.py (a Hugo site). Kept under
    benchmark-results/corpus-a<A>-r<R>-s<S>/ and reused while the parameters and the
    generating scripts are unchanged (a stamp file holds their digest).
 2. Measurements, interleaved per repeat (the order of our cold build and Hugo's alternates):
@@ -16,9 +16,9 @@
      ours noop       our build again, nothing changed
      ours author     after one author file changed (touched, affiliation edited)
      ours record     after one cached record changed (one title edited in one cache file,
-                     a record no other author lists; written with generator.cache)
+                     a record no other author lists; written with generator.fetch.cache)
      ours ci         right after our cold build: a restored clone, 10 records changed (bench/ci_row.py)
-     search step     generator.search.build_index alone (the build's own search index task,
+     search step     generator.write.search.build_index alone (the build's own search index task,
                      in one render process), over a hard-linked copy of our finished output
    Each command runs in a child process reaped with os.wait4: wall time, user+sys CPU time of
    it and the descendants it waited for (the render processes of our build), and memory: the most the
@@ -79,17 +79,17 @@ MEMORY_TARGET = 1.0  # peak memory of our cold build (process tree) / Hugo's (is
 # the output each cold run leaves, as the size table names it
 SIZE_NAMES = {"ours_cold": "ours", "ours_cold_nosearch": "ours_nosearch", "hugo_cold": "hugo",
               "hugo_pagefind": "hugo_pagefind"}
-SEARCH_INDEX = ("search", "index")   # generator.routes.search_index(), as path parts
+SEARCH_INDEX = ("search", "index")   # generator.core.routes.search_index(), as path parts
 
 SEARCH_SNIPPET = """
 import sys, time
 from pathlib import Path
-from generator.assemble import assemble
-from generator.store import read_all
+from generator.assemble.site import assemble
+from generator.fetch.store import read_all
 from generator.config import load_site
-from generator.parallel import default_workers
-from generator.search import build_index
-from generator.taxonomy import load_taxonomy
+from generator.write.parallel import default_workers
+from generator.write.search import build_index
+from generator.core.taxonomy import load_taxonomy
 site, root = Path(sys.argv[1]), Path(sys.argv[4])
 config = load_site(root)
 model = assemble(config, read_all(config), load_taxonomy())  # untimed
@@ -318,13 +318,13 @@ def digest_inputs() -> str:
 
 
 def sample_cache_bytes() -> bytes:
-    """Our cache file bytes for one sample record: if generator.cache or the Record fields change
+    """Our cache file bytes for one sample record: if generator.fetch.cache or the Record fields change
     how a cache file looks, the cached corpus is regenerated."""
     sys.path.insert(0, str(HERE))
     from convert import to_record  # noqa: E402
 
-    from generator.cache import CacheEntry, encode_entry
-    from generator.taxonomy import load_taxonomy
+    from generator.fetch.cache import CacheEntry, encode_entry
+    from generator.core.taxonomy import load_taxonomy
     rec = to_record({"id": "2401.00001", "title": "T", "authors": ["A B"], "published": "2024-01-02",
                      "abstract": "x", "categories": ["cs.LG", "stat.TH"], "comment": "c", "doi": None},
                     load_taxonomy().canonical)
@@ -443,7 +443,7 @@ def edit_targets(c: Corpus) -> tuple[Path, str, Path, str]:
     sys.path.insert(0, str(HERE))
     from convert import arxiv_query  # noqa: E402 - same query text the converter wrote
 
-    from generator.cache import cache_file
+    from generator.fetch.cache import cache_file
     from generator.config import ArxivSource
     cfile = cache_file(c.site / "content" / "cache", owner["slug"], ArxivSource(query=arxiv_query(owner["name"])))
     assert cfile is not None and cfile.is_file(), cfile
@@ -467,7 +467,7 @@ def edit_author(c: Corpus, path: Path, n: int) -> None:
 def edit_record(c: Corpus, path: Path, key: str, n: int) -> None:
     import dataclasses
 
-    from generator.cache import read_entry, write_entry
+    from generator.fetch.cache import read_entry, write_entry
     save_pristine(c, path)
     entry = read_entry(c.pristine / path.relative_to(c.site))
     records = tuple(dataclasses.replace(r, title=f"{r.title} (revised {n})") if r.key == key else r
@@ -575,7 +575,7 @@ def main(argv: list[str] | None = None) -> int:
         return measure(["sh", "-c", script, *hugo_cmd], env=hugo_env, timeout=args.timeout)
 
     def search_alone() -> Run:
-        # generator.search.build_index itself (the build's own search task), run on a hard-linked
+        # generator.write.search.build_index itself (the build's own search task), run on a hard-linked
         # copy of our finished output so the output is never touched; the index the copy holds is
         # removed first, so the task writes new files instead of into linked ones.
         scratch = Path(tempfile.mkdtemp(prefix="search-", dir=corpus.dir))

@@ -3,7 +3,7 @@
     python bench/search_queries.py OURS_OUTPUT [HUGO_PUBLIC] [--queries a b c]
 
 For each query, from a fresh page: ours is typed into the header's search box of the home
-page (themes/default/static/search.js over our index, generator/search.py), timed from the
+page (themes/default/static/search.js over our index, generator/write/search.py), timed from the
 first key (and from the last) to the first result row, with the count it shows; "ours-page"
 opens the search page with ?q= from a blank page, timed to the first result row. The peer is
 Pagefind's single index over Hugo's output (run here with the bench extra's ``pagefind[bin]``

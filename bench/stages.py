@@ -6,7 +6,7 @@
 Runs ``generator.build.build`` once in this process and prints:
 - the build's own stage times (``BuildResult.stages``, when the generator reports them);
 - wall and CPU seconds of each step function of ``generator/build.py``'s build(), and of
-  the exports and page templates in ``generator/render.py`` (whichever of those names
+  the exports and page templates in ``generator/render/pages.py`` (whichever of those names
   exist: timers are wrapped around the imported functions, nothing on disk is changed;
   work done in forked worker processes is not seen by these wrappers, so use
   ``--workers 1`` for a per-template split);
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(gbuild, name):
             setattr(gbuild, name, wrap(name, getattr(gbuild, name)))
     try:
-        from generator import render as grender
+        from generator.render import pages as grender
     except ImportError:
         grender = None
     if grender is not None:

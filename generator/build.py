@@ -11,13 +11,13 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from generator import jobs
+from generator.render import jobs
 from generator.buildinfo import BuildResult, Clock
-from generator.errors import SiteError
-from generator.files import build_lock
+from generator.core.errors import SiteError
+from generator.core.files import build_lock
 from generator.incremental.inputs import read_inputs
-from generator.paths import DEFAULT_OUTPUT_DIR
-from generator.yamlfile import read_yaml
+from generator.core.paths import DEFAULT_OUTPUT_DIR
+from generator.core.yamlfile import read_yaml
 
 log = logging.getLogger(__name__)
 

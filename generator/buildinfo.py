@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from generator.sitesize import SiteSize
+    from generator.write.sitesize import SiteSize
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +29,7 @@ class BuildResult:
 
 
 class Clock:
-    """The stage times of one build (or of one preview update, generator.live), for --verbose
+    """The stage times of one build (or of one preview update, generator.serve.live), for --verbose
     and the benchmark."""
 
     def __init__(self) -> None:

@@ -16,14 +16,14 @@ from pathlib import Path
 
 from generator.config import SiteConfig, load_site
 from generator.config.site import domain_mismatch
-from generator.errors import SiteError
-from generator.i18n import language_warning, shipped_tags, site_language, translations
-from generator.linkcheck import check_links
+from generator.core.errors import SiteError
+from generator.render.i18n import language_warning, shipped_tags, site_language, translations
+from generator.write.linkcheck import check_links
 from generator.lint import lint
-from generator.sitesize import report
-from generator.store import Store, incomplete_sources, read_all, unfetched_warning
-from generator.taxonomy import load_taxonomy
-from generator.themes import theme_problems
+from generator.write.sitesize import report
+from generator.fetch.store import Store, incomplete_sources, read_all, unfetched_warning
+from generator.core.taxonomy import load_taxonomy
+from generator.render.themes import theme_problems
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +71,6 @@ def language_note(config: SiteConfig) -> str:
 
 
 def _size_warnings(out: Path, name: str) -> list[str]:
-    """The built site's size (logged), and a warning past GitHub Pages' 1 GB (generator.sitesize)."""
+    """The built site's size (logged), and a warning past GitHub Pages' 1 GB (generator.write.sitesize)."""
     warning = report(out, name=name)
     return [warning] if warning else []

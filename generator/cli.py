@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any, Callable, NoReturn, TypeVar
 import click
 
 from generator import __version__
-from generator.errors import SiteError, plural
+from generator.core.errors import SiteError, plural
 
 if TYPE_CHECKING:
-    from generator.sitesize import SiteSize
+    from generator.write.sitesize import SiteSize
 
 F = TypeVar("F", bound=Callable[..., Any])
 log = logging.getLogger("generator")
@@ -39,7 +39,7 @@ _HANDLER_PID = [0]   # the process that set _on_sigterm
 
 def _on_sigterm(signum: int, frame: object) -> None:
     """Unwind the build. In a render process forked before it set its own handler (a SIGTERM
-    from the stopping build can come that early, generator.parallel._child), exit as that
+    from the stopping build can come that early, generator.write.parallel._child), exit as that
     handler would: the inherited one raised Terminated there, which multiprocessing printed as
     a traceback."""
     if os.getpid() != _HANDLER_PID[0]:
@@ -139,8 +139,8 @@ def build(ctx: click.Context, base_url: str | None, output: Path | None, strict:
 
 def _report_size(out_dir: Path, size: SiteSize | None = None) -> None:
     """The whole output's size (as the build saw it, else measured now), and a warning past
-    GitHub Pages' limit (generator.sitesize)."""
-    from generator.sitesize import report
+    GitHub Pages' limit (generator.write.sitesize)."""
+    from generator.write.sitesize import report
 
     warning = report(out_dir, size)
     if warning:
@@ -167,8 +167,8 @@ def fetch(ctx: click.Context, strict: bool, authors: tuple[str, ...], budget: st
     import difflib
 
     from generator.config import load_site
-    from generator.fetch import fetch_site, summary_table
-    from generator.refresh import parse_budget
+    from generator.fetch.run import fetch_site, summary_table
+    from generator.fetch.refresh import parse_budget
 
     config = load_site(ctx.obj["root"])
     known = [a.slug for a in config.authors]
@@ -231,7 +231,7 @@ def review(ctx: click.Context, slug: str) -> None:
 def serve(ctx: click.Context, host: str, port: int, no_reuse: bool) -> None:
     """Build into a temporary folder and preview it on http://HOST:PORT/, rebuilding on every edit
     of site.yaml, content/, templates/, static/ or themes/ (never fetches)."""
-    from generator.serve import serve as run_serve
+    from generator.serve.server import serve as run_serve
 
     run_serve(ctx.obj["root"], host=host, port=port, reuse=not no_reuse)
 
@@ -244,7 +244,7 @@ def serve(ctx: click.Context, host: str, port: int, no_reuse: bool) -> None:
 def check(ctx: click.Context, strict: bool) -> None:
     """Validate the configuration and cache, and check the built site's internal links."""
     from generator.check import run_check
-    from generator.errors import EXIT_SITE
+    from generator.core.errors import EXIT_SITE
 
     problems, warnings = run_check(ctx.obj["root"])
     for w in warnings:
@@ -263,8 +263,8 @@ def check(ctx: click.Context, strict: bool) -> None:
 def clean(ctx: click.Context) -> None:
     """Remove the built site (output_dir) and any leftovers of interrupted builds."""
     from generator.config import load_site
-    from generator.files import build_lock
-    from generator.output import (check_output_dir, index_scratch_dir, legacy_spare_dir, old_dir, spare_dir,
+    from generator.core.files import build_lock
+    from generator.write.output import (check_output_dir, index_scratch_dir, legacy_spare_dir, old_dir, spare_dir,
                                   staging_dir)
     from generator.incremental.prelink import prelink_dir
 

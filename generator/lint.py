@@ -9,13 +9,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from generator.assemble import kept_records
+from generator.assemble.site import kept_records
 from generator.config import AuthorConfig, SiteConfig
 from generator.config.sources import kind_of
-from generator.merge import merge
-from generator.model import Record, title_digest
-from generator.store import Store
-from generator.taxonomy import Taxonomy
+from generator.assemble.merge import merge
+from generator.core.model import Record, title_digest
+from generator.fetch.store import Store
+from generator.core.taxonomy import Taxonomy
 
 _MATH = re.compile(r"(?<!\\)\$")
 

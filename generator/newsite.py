@@ -23,10 +23,11 @@ from pathlib import Path
 import yaml
 from anyascii import anyascii
 
-from generator import __version__, ids
+from generator import __version__
+from generator.core import ids
 from generator.config import SCHEMA_DIR
 from generator.config.json_schema import AUTHOR_MODELINE, SITE_MODELINE, schema_texts
-from generator.errors import SiteError
+from generator.core.errors import SiteError
 
 log = logging.getLogger(__name__)
 

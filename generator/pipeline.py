@@ -1,11 +1,11 @@
 """The pipeline's steps: load -> read cache -> assemble -> plan jobs -> run jobs -> write.
 
 Each step is one small function, called in order by ``run`` (as in MkDocs' build), and the
-preview (generator.live) calls the same ones. Everything is gathered before the first byte is
-written, and the files are made in a staging folder swapped in at the end (generator.output),
+preview (generator.serve.live) calls the same ones. Everything is gathered before the first byte is
+written, and the files are made in a staging folder swapped in at the end (generator.write.output),
 so a bad author file, a corrupt cache or a template error fails the run with ``output/``
 exactly as it was. Jobs whose inputs did not change since the last build are reused
-(generator.jobs). A build never touches the network: fetched records come from
+(generator.render.jobs). A build never touches the network: fetched records come from
 ``content/cache/`` only.
 """
 
@@ -18,27 +18,28 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from generator import feed_ids, jobs
-from generator.assemble import assemble
+from generator.assemble import feed_ids
+from generator.render import jobs
+from generator.assemble.site import assemble
 from generator.buildinfo import BuildResult, Clock
 from generator.config import load_site
 from generator.config.site import domain_mismatch
-from generator.errors import SiteError, plural
-from generator.files import build_lock
-from generator.i18n import language_warning
+from generator.core.errors import SiteError, plural
+from generator.core.files import build_lock
+from generator.render.i18n import language_warning
 from generator.incremental import hollow
 from generator.incremental.parsed import ParsedInputs
 from generator.incremental.prelink import Prelink, Staging
 from generator.incremental.snapshot import load_authors
 from generator.incremental.subject_jobs import SubjectJobs
 from generator.incremental.subject_order import listings, subjects
-from generator.output import write_site
-from generator.parallel import Pool, check_unique, forks
-from generator.render import plan_tasks
-from generator.search import Kept, search_tasks
-from generator.store import Store, read_all, unfetched_warning
-from generator.taxonomy import load_taxonomy
-from generator.themes import make_environment, static_dirs, theme_problems
+from generator.write.output import write_site
+from generator.write.parallel import Pool, check_unique, forks
+from generator.render.pages import plan_tasks
+from generator.write.search import Kept, search_tasks
+from generator.fetch.store import Store, read_all, unfetched_warning
+from generator.core.taxonomy import load_taxonomy
+from generator.render.themes import make_environment, static_dirs, theme_problems
 
 if TYPE_CHECKING:
     import jinja2
@@ -174,7 +175,7 @@ def plan_site(config: SiteConfig, site: SiteModel, options: dict[str, object], s
 def plan_search(config: SiteConfig, site: SiteModel, options: dict[str, object], digester: jobs.Digester,
                 parsed: ParsedInputs | None, out: Path | None = None) -> list[jobs.Job]:
     """The search index's job. Given the build's ``parsed`` cache, it indexes only the authors
-    whose documents changed (generator.search.Kept), and patches the last index in the output
+    whose documents changed (generator.write.search.Kept), and patches the last index in the output
     folder ``out`` when it can (generator.incremental.search_patch)."""
     common = jobs.common_digest(config.root, site, options, config.theme, digester)
     return jobs.plan_jobs(search_tasks(site, digester, parsed, out), site, common, digester)
@@ -195,7 +196,7 @@ def _prelink(root: Path, target: Path | None, workers: int) -> Prelink | None:
 
 def _remember(root: Path, site: SiteModel, inputs: Inputs) -> str:
     """Once the output is swapped in: the feeds' memory of the ids they published written
-    (generator.feed_ids), when it changed; the inputs digest the manifest records with it."""
+    (generator.assemble.feed_ids), when it changed; the inputs digest the manifest records with it."""
     if site.feeds is None or not site.feeds.changed or not feed_ids.write(root, site.feeds.memory):
         return inputs.digest
     log.debug("wrote %s", feed_ids.MEMORY)

@@ -10,7 +10,7 @@ merge, with the author's ``separate`` pairs): each merged record is listed with 
 gave it and the reason of each join ("same DOI 10.1/x", "title+year"), then every match refused
 (and why), then similar titles of one year that were not matched, so a wrong merge can be undone
 with ``separate`` and a missed one spotted. Before those, every record of the page with how it was
-matched (by an identifier, or by name only, generator.matching), as the page and the CSL-JSON say. Reading the cache only (through ``store``, with the same
+matched (by an identifier, or by name only, generator.assemble.matching), as the page and the CSL-JSON say. Reading the cache only (through ``store``, with the same
 warning as the build for a file it cannot read): no network.
 """
 
@@ -22,16 +22,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from generator import cache, matching
-from generator.assemble import kept_records
+from generator.fetch import cache
+from generator.assemble import matching
+from generator.assemble.site import kept_records
 from generator.config import AuthorConfig, SiteConfig, Source
 from generator.config.kinds.records import TYPED_IN
 from generator.config.sources import kind_of
-from generator.errors import SiteError
-from generator.filters import Verdict, decide
-from generator.merge import Decision, Merged, handle, handles, merge, normalize_title
-from generator.model import Record
-from generator.store import Store, read_all
+from generator.core.errors import SiteError
+from generator.assemble.filters import Verdict, decide
+from generator.assemble.merge import Decision, Merged, handle, handles, merge, normalize_title
+from generator.core.model import Record
+from generator.fetch.store import Store, read_all
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +122,7 @@ def format_review(review: AuthorReview) -> list[str]:
 
 
 def format_matches(merged: Merged) -> list[str]:
-    """How each record on the page was matched (generator.matching), by name only first: those
+    """How each record on the page was matched (generator.assemble.matching), by name only first: those
     may be a namesake's. Each record by the id that ``exclude:`` and the "Not mine?" link name."""
     order = {matching.NAME: 0, matching.CONFIRMED: 1, matching.IDENTIFIER: 2}
     records = sorted((g.record for g in merged.groups), key=lambda r: order.get(matching.basis(r.match), 3))

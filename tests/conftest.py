@@ -24,6 +24,10 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# tests by stage (tests/render, tests/write ...): a test imports another's helpers by its name
+# (from test_jobs import synthetic_site), wherever pytest collected it from
+sys.path[1:1] = sorted(str(p) for p in Path(__file__).resolve().parent.iterdir()
+                       if p.is_dir() and any(p.glob("test_*.py")))
 
 from browser_util import borrowed, chromium_browser  # noqa: E402
 from helpers import build, copy_demo  # noqa: E402

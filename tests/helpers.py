@@ -2,7 +2,7 @@
 
 Nothing here replaces our own code: builds are real (``generator.build.build`` or the
 ``authorsite`` executable in a subprocess), pages are parsed with the standard library's
-``html.parser`` and compared against what ``generator.latex`` produces.
+``html.parser`` and compared against what ``generator.core.latex`` produces.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Helpers for tests/test_theme_quality.py: build the demo site, serve it, validate it.
+"""Helpers for tests/site/test_theme_quality.py: build the demo site, serve it, validate it.
 
 The tools are real ones, installed by ``npm ci`` (package.json / package-lock.json):
 the W3C Nu HTML checker (``vnu-jar``, run with java) and ``axe-core`` (injected into

@@ -1,7 +1,7 @@
 """The README's getting-started steps, run as written: every ```sh block marked
 ``<!-- readme-test: run -->`` runs verbatim in bash (``set -euo pipefail``) in an empty
 folder, with this environment's ``authorsite`` first on PATH and no network (as in
-tests/test_install.py). Then the files the README promises are there, and the README's
+tests/commands/test_install.py). Then the files the README promises are there, and the README's
 "Adding an author" walk-through does not collide with the author `init` already made.
 """
 

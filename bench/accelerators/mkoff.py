@@ -27,16 +27,16 @@ EDITS = {
                       '    kept = SubjectJobs.plan(site, digester, common, parsed) if parsed is not None and pages else None\n',
                       '    kept = None   # OFF: subject_jobs\n')],
     # the search index written whole (from the kept documents), never patched from the last one
-    "search_patch": [("search.py", '    if kept is not None and out is not None:\n',
+    "search_patch": [("write/search.py", '    if kept is not None and out is not None:\n',
                       '    if False:   # OFF: search_patch\n'),
-                     ("search.py", '    if kept is not None:\n        kept.keep(folder, keys, pages)\n',
+                     ("write/search.py", '    if kept is not None:\n        kept.keep(folder, keys, pages)\n',
                       '    pass   # OFF: search_patch (nothing kept to patch from)\n')],
     # no author's search documents taken from the last build: tokenized anew (the patch still runs)
     "search_kept": [("incremental/search_kept.py",
                      '        found = _entry(bucket, a.slug, self.keys[a.slug])\n',
                      '        found = None   # OFF: search_kept\n')],
     # both search accelerators: the plain path (no Kept, so no patch)
-    "search_both": [("search.py",
+    "search_both": [("write/search.py",
                      '    kept = Kept.plan(site, records, digester, parsed) if digester is not None and parsed is not None else None\n',
                      '    kept = None   # OFF: search_kept + search_patch\n')],
     # kept authors' records loaded whole (every field unpickled) as they load, not on first use
@@ -80,7 +80,7 @@ EDITS = {
     # the next staging folder), no folders made ahead on a first build
     "prelink_all": [("build.py", "    return None if target is None else Prelink.start(root, target, workers)\n",
                      "    return None   # OFF: prelink\n"),
-                    ("output.py", "    try:\n        shutil.rmtree(spare, ignore_errors=True)\n        spare.parent.mkdir(exist_ok=True)\n",
+                    ("write/output.py", "    try:\n        shutil.rmtree(spare, ignore_errors=True)\n        spare.parent.mkdir(exist_ok=True)\n",
                      "    shutil.rmtree(tree, ignore_errors=True); return   # OFF: output-spare\n    try:\n        shutil.rmtree(spare, ignore_errors=True)\n        spare.parent.mkdir(exist_ok=True)\n"),
                     ("incremental/prelink.py", "        if workers < 2 or os.path.lexists(out_dir)",
                      "        if True or workers < 2 or os.path.lexists(out_dir)")],

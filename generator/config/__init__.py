@@ -32,7 +32,7 @@ from generator.config.schema import (
     Table,
 )
 from generator.config.site import FetchPolicy, SiteConfig, load_site
-from generator.model import Link, Person, Record, record_key, title_digest
+from generator.core.model import Link, Person, Record, record_key, title_digest
 
 # The allowed keys of each mapping, as messages list them (derived from the tables).
 SITE_KEYS = SITE.names

@@ -13,16 +13,16 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
-from generator import ids
+from generator.core import ids
 from generator.config.check import OUTSIDE, Checker, describe, join, no_controls, outside, read_table
 from generator.config.photos import read_photo
 from generator.config.schema import AUTHOR, FILTERS, LINKS, RECORD_LINKS, Key, record_links
 from generator.config.sources import Source, read_sources
 from generator.config.typed import config_class
-from generator.errors import Problem, SiteError
-from generator.model import Link, Photo
-from generator.processes import fork_helper, stop_helper
-from generator.yamlfile import YMap, decode_yaml, read_bytes
+from generator.core.errors import Problem, SiteError
+from generator.core.model import Link, Photo
+from generator.core.processes import fork_helper, stop_helper
+from generator.core.yamlfile import YMap, decode_yaml, read_bytes
 
 if TYPE_CHECKING:
     from generator.incremental.parsed import ParsedInputs

@@ -14,11 +14,11 @@ import re
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from generator import ids
+from generator.core import ids
 from generator.config.schema import Key, Table
-from generator.errors import Problem, SiteError
-from generator.taxonomy import load_taxonomy
-from generator.yamlfile import YFloat, YList, YMap
+from generator.core.errors import Problem, SiteError
+from generator.core.taxonomy import load_taxonomy
+from generator.core.yamlfile import YFloat, YList, YMap
 
 # C0/C1 control characters other than tab and line breaks (YAML lets "\x07" or "\e" through as
 # escapes): not allowed in XML, so one of them would make an author's Atom feed unreadable.

@@ -14,7 +14,7 @@ from typing import Any
 
 from generator.config.schema import AUTHOR, RECORD_LINKS, SCHEMA_DIR, SITE, Key, Table
 from generator.config.sources import kinds
-from generator.taxonomy import load_taxonomy
+from generator.core.taxonomy import load_taxonomy
 
 DRAFT = "http://json-schema.org/draft-07/schema#"
 ARXIV_ID_PATTERN = (r"^\s*(?:[Hh][Tt][Tt][Pp][Ss]?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/|[Aa][Rr][Xx][Ii][Vv]:)?"

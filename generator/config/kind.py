@@ -22,8 +22,8 @@ from generator.config.schema import Table
 from generator.config.typed import config_class
 
 if TYPE_CHECKING:
-    from generator.cache import CacheEntry
-    from generator.model import Record
+    from generator.fetch.cache import CacheEntry
+    from generator.core.model import Record
 
 
 class Source(Protocol):
@@ -98,7 +98,7 @@ class SourceKind:
         return {"type": self.key} | {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}
 
     def match(self, source: Any) -> str:  # noqa: ANN401
-        """Why the source's records are on the author's page, as ``generator.matching`` spells it:
+        """Why the source's records are on the author's page, as ``generator.assemble.matching`` spells it:
         ``identifier:orcid`` (the source names the author by an identifier) or ``name:arxiv-query``."""
         return f"identifier:{self.key}"
 

@@ -10,11 +10,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator import ids
+from generator.core import ids
 from generator.config.check import OUTSIDE, Checker, outside, read_table
 from generator.config.schema import PAGE
-from generator.errors import Problem, SiteError
-from generator.yamlfile import YMap, parse_yaml
+from generator.core.errors import Problem, SiteError
+from generator.core.yamlfile import YMap, parse_yaml
 
 MAX_PAGE_BYTES = 2_000_000
 _FRONT = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*\r?\n?", re.S | re.M)

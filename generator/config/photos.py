@@ -16,7 +16,7 @@ from pathlib import Path
 
 
 from generator.config.check import Checker
-from generator.model import Photo
+from generator.core.model import Photo
 
 MAX_BYTES = 5_000_000
 MAX_SIDE = 4000

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator import ids
+from generator.core import ids
 from generator.config.schema import HTTP_PATTERN, HTTP_URL, RECORD_LINKS, Key, Table, record_links
-from generator.model import Person, Record, record_key
+from generator.core.model import Person, Record, record_key
 
 DOI_PATTERN = r"(?:[Hh][Tt][Tt][Pp][Ss]?://(?:dx\.)?doi\.org/|[Dd][Oo][Ii]:)?10\.[0-9]{4,9}/[^\s\"<>]{1,300}"
 
@@ -55,7 +55,7 @@ def to_record(v: dict[str, Any], order: int) -> Record | None:
 
 def _label(v: dict[str, Any]) -> str:
     """The label of a record that names no source: it is arXiv's only when it gives an arXiv id;
-    else 'Manual', which pages never show (generator.byline.badge)."""
+    else 'Manual', which pages never show (generator.assemble.byline.badge)."""
     return "arXiv" if v["arxiv_id"] else MANUAL
 
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 from typing import Any, Callable
 
-from generator import ids
+from generator.core import ids
 from generator.config.accent import HEX_PATTERN
-from generator.paths import DEFAULT_OUTPUT_DIR
+from generator.core.paths import DEFAULT_OUTPUT_DIR
 
 ARXIV_API = "https://export.arxiv.org/api/query"
 SCHEMA_DIR = "docs/schema"      # where a site keeps the JSON Schema files, relative to its root

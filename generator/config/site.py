@@ -18,8 +18,8 @@ from generator.config.check import CONTROLS, OUTSIDE, Checker, outside, read_tab
 from generator.config.pages import PageSource, load_pages
 from generator.config.schema import FETCH, SITE
 from generator.config.typed import config_class
-from generator.errors import Problem, SiteError
-from generator.yamlfile import YMap, read_yaml
+from generator.core.errors import Problem, SiteError
+from generator.core.yamlfile import YMap, read_yaml
 
 if TYPE_CHECKING:
     from generator.incremental.parsed import ParsedInputs

@@ -20,7 +20,7 @@ from generator.config.check import Checker, checked_text, describe, read_table
 from generator.config.kind import Source, SourceKind
 from generator.config.kinds import REGISTERED
 from generator.config.schema import Key, Table
-from generator.yamlfile import YList, YMap
+from generator.core.yamlfile import YList, YMap
 
 _BY_TYPE: dict[type, SourceKind] = {}
 _BY_KEY: dict[str, SourceKind] = {}

@@ -1,7 +1,7 @@
 """Everything a build keeps only to go faster: what it reuses of the last build.
 
 A build is correct without any of it: ``authorsite build --no-reuse`` reads nothing these
-modules keep and writes the same bytes (tests/test_no_reuse.py). Each module is one accelerator,
+modules keep and writes the same bytes (tests/incremental/test_no_reuse.py). Each module is one accelerator,
 reached from the pipeline through a few seams:
 
 - loading: ``inputs`` (each input file digested once; the "nothing changed" check),

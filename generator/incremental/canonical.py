@@ -1,4 +1,4 @@
-"""Two helpers of job digests (generator.jobs): plain sequences encoded in C, and reads that are
+"""Two helpers of job digests (generator.render.jobs): plain sequences encoded in C, and reads that are
 the same values for sure (the preview's plans compare a job's reads with its last ones)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import marshal
 import operator
 from typing import Any, Sequence
 
-from generator.model import SubjectHeading
+from generator.core.model import SubjectHeading
 
 
 def plain_seq(v: Sequence[object]) -> bytes | None:

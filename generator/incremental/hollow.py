@@ -27,7 +27,7 @@ from operator import attrgetter, itemgetter
 from typing import Any, Callable, Iterable, Sequence
 
 from generator.incremental.values import COUNT, FIELDS as ALL_FIELDS, PEOPLE, set_fields
-from generator.model import Record
+from generator.core.model import Record
 
 FIELDS = ("key", "year", "published", "updated", "subjects", "venue")
 row = attrgetter(*FIELDS)   # what ``hollow`` takes of each record

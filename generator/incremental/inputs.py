@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from generator.paths import FEED_MEMORY, PACKAGE, builtin_theme_dir
+from generator.core.paths import FEED_MEMORY, PACKAGE, builtin_theme_dir
 
 FORMAT = 5   # 4: the inputs digest is made of each file's own digest; 5: the feeds' memory's added last
 _SKIP_DIRS = ("__pycache__",)
@@ -105,7 +105,7 @@ def _version(name: str) -> str:
 
 def theme_tops(root: Path) -> list[Path]:
     """The theme's files of every layer, and the site's own message catalogues (``locale/``,
-    generator.i18n): what every job reads of the files."""
+    generator.render.i18n): what every job reads of the files."""
     return [builtin_theme_dir(), root / "themes", root / "templates", root / "static", root / "locale"]
 
 
@@ -118,7 +118,7 @@ class Inputs:
     base: str = ""               # the digest of every input but the feeds' memory, which ``digest`` adds
 
     def with_memory(self, data: bytes) -> str:
-        """``digest`` had the feeds' memory (generator.feed_ids) been ``data``: what a build that
+        """``digest`` had the feeds' memory (generator.assemble.feed_ids) been ``data``: what a build that
         wrote it records, so the next build finds nothing changed (the other inputs are taken as
         they were read at the start, never again: an edit made meanwhile is seen by the next build)."""
         return _with_memory(self.base, hashlib.sha256(data).digest())

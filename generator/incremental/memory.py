@@ -1,6 +1,6 @@
 """What the preview keeps in memory between edits (``authorsite serve``): speed only.
 
-``LiveSite`` (generator.live) runs the pipeline's own steps on each edit: ``load_config`` (or
+``LiveSite`` (generator.serve.live) runs the pipeline's own steps on each edit: ``load_config`` (or
 ``config.load_authors``), ``store.read_all``, ``assemble.assemble_author`` and ``assemble``,
 ``build.plan_site``. What it may skip is decided here, and only here, from what the watcher
 said changed:
@@ -16,7 +16,7 @@ said changed:
 - ``edited``: which authors an edit made anew, so their own pages are written first.
 
 ``serve --no-reuse`` keeps nothing (``LiveSite(reuse=False)``): every edit loads, reads,
-assembles and renders the whole site, into the same bytes (tests/test_serve_live.py).
+assembles and renders the whole site, into the same bytes (tests/serve/test_serve_live.py).
 """
 
 from __future__ import annotations
@@ -24,16 +24,16 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Callable
 
-from generator import feed_ids
-from generator.assemble import assemble, assemble_author
+from generator.assemble import feed_ids
+from generator.assemble.site import assemble, assemble_author
 from generator.config import load_authors
 
 if TYPE_CHECKING:
     from generator.config import AuthorConfig, SiteConfig
     from generator.incremental.parsed import ParsedInputs
-    from generator.model import Author, SiteModel
-    from generator.store import Store
-    from generator.taxonomy import Taxonomy
+    from generator.core.model import Author, SiteModel
+    from generator.fetch.store import Store
+    from generator.core.taxonomy import Taxonomy
 
 _AUTHORS = "content/authors/"
 

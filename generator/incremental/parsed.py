@@ -120,7 +120,7 @@ class ParsedInputs:
 
     def mark(self, kind: str, name: str, data: bytes) -> None:
         """Count the entry of ``(kind, name, data)`` as used by this build, so ``prune`` keeps it:
-        one that another process reads or writes (the search index's, generator.search)."""
+        one that another process reads or writes (the search index's, generator.write.search)."""
         self.used.add(self._key(kind, name, data).hex())
 
     def _entry(self, hexkey: str) -> str:

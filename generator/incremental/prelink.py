@@ -35,12 +35,12 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-from generator.errors import SiteError
-from generator.files import link_file
-from generator.jobs import Job, Manifest, link_job, manifest_path
-from generator.output import MARKER, check_output_dir, empty, normalize_added, normalize_tree, safe_rel, spare_dir
-from generator.processes import fork_helper, stop_helper
-from generator.sitesize import SiteSize
+from generator.core.errors import SiteError
+from generator.core.files import link_file
+from generator.render.jobs import Job, Manifest, link_job, manifest_path
+from generator.write.output import MARKER, check_output_dir, empty, normalize_added, normalize_tree, safe_rel, spare_dir
+from generator.core.processes import fork_helper, stop_helper
+from generator.write.sitesize import SiteSize
 
 log = logging.getLogger(__name__)
 

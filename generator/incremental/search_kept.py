@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Collection, Mapping, Sequence
 
 from generator.incremental import search_patch
-from generator.model import Author, Record, SiteModel
-from generator.search_docs import TermDoc, date_of, in_order, page_key, term_documents
+from generator.core.model import Author, Record, SiteModel
+from generator.render.search_docs import TermDoc, date_of, in_order, page_key, term_documents
 from generator.incremental.search_patch import Doc, Last, New, Stale, meta_digest
 
 if TYPE_CHECKING:
-    from generator.jobs import Digester
+    from generator.render.jobs import Digester
     from generator.incremental.parsed import ParsedInputs
 
 log = logging.getLogger(__name__)

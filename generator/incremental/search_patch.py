@@ -11,7 +11,7 @@ a file changed or gone, more than ``LIMIT`` of the documents new or moved, and a
 ``FLOOR``) raises ``Stale`` and the index is written anew.
 
 Documents keep their ids from one build to the next where they can: ids run from the free
-pages to the newest paper (generator.search), so a new paper goes at the end. The ids before
+pages to the newest paper (generator.write.search), so a new paper goes at the end. The ids before
 the first one that differs from the last index's (``p``) are kept; the documents from ``p``
 on are taken out of the last index's postings and put in again under their new ids, and a
 kept id whose document changed has its terms' postings mended. The shards holding a changed
@@ -36,7 +36,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 import orjson
 
-from generator.search_index import (CHUNK, FORMAT, MAX_SHARDS_PER_WORD, File, Packer, chunk, delta_entry, entry,
+from generator.render.search_index import (CHUNK, FORMAT, MAX_SHARDS_PER_WORD, File, Packer, chunk, delta_entry, entry,
                                     order, write_files)
 
 _NAME = re.compile(r"[0-9]+-[0-9a-f]{12}")   # a file's name in meta.json (search_index.file_name)

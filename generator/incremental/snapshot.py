@@ -15,7 +15,7 @@ its file, its typed-in records, its photo's digest), the site's ``citations`` se
 source, the SHA-256 of its cache file as ``inputs.read_inputs`` read it at the start of the
 build (never a file date: a fresh clone with ``.authorsite/`` restored finds every entry).
 The site-wide parts of the model (who lists which record, subjects, people) are made again
-from the authors on every build (generator.assemble): they are cheap next to the authors.
+from the authors on every build (generator.assemble.site): they are cheap next to the authors.
 """
 
 from __future__ import annotations
@@ -31,24 +31,24 @@ import pickle
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
-from generator import cache
+from generator.fetch import cache
 
-from generator.assemble import assemble_author
-from generator.errors import SiteError
+from generator.assemble.site import assemble_author
+from generator.core.errors import SiteError
 from generator.incremental import hollow
 from generator.incremental.subject_order import order_digest
 from generator.incremental.values import values_of
-from generator.jobs import Digester
-from generator.model import Author, Record
-from generator.processes import fork_helper, stop_helper
-from generator.store import Reader, incomplete_sources
-from generator.taxonomy import load_taxonomy
+from generator.render.jobs import Digester
+from generator.core.model import Author, Record
+from generator.core.processes import fork_helper, stop_helper
+from generator.fetch.store import Reader, incomplete_sources
+from generator.core.taxonomy import load_taxonomy
 
 if TYPE_CHECKING:
     from generator.config import AuthorConfig, SiteConfig
     from generator.incremental.inputs import Inputs
     from generator.incremental.parsed import ParsedInputs
-    from generator.store import Store
+    from generator.fetch.store import Store
 
 log = logging.getLogger(__name__)
 

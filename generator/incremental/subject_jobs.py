@@ -1,6 +1,6 @@
 """The digests of each subject's jobs, kept from the last build while the subject is unchanged.
 
-Planning digests what every job reads (generator.jobs). A subject's pages each read its heading,
+Planning digests what every job reads (generator.render.jobs). A subject's pages each read its heading,
 a slice of its records and a pager; its feed, the newest of them: at 1,000 x 100, 4,900 pages
 listing 244,000 records, two thirds of planning a one-author rebuild. All of it follows from
 what every job reads (``common``: the code, the templates, the site's settings, among them
@@ -27,12 +27,12 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-from generator.model import Record, SubjectHeading
-from generator.tasks import author_group, subject_group
+from generator.core.model import Record, SubjectHeading
+from generator.render.tasks import author_group, subject_group
 
 if TYPE_CHECKING:
-    from generator.jobs import Digester, Job
-    from generator.model import SiteModel
+    from generator.render.jobs import Digester, Job
+    from generator.core.model import SiteModel
     from generator.incremental.parsed import ParsedInputs
 
 KIND = "subject-jobs"
@@ -56,7 +56,7 @@ class SubjectJobs:
     @classmethod
     def plan(cls, site: SiteModel, digester: Digester, common: bytes, parsed: ParsedInputs) -> SubjectJobs:
         digester.renew(site)   # (a digester kept from another plan: its digests, for this site's listings)
-        # The feeds also read the entry ids kept across merges and the announcements (generator.feed_ids):
+        # The feeds also read the entry ids kept across merges and the announcements (generator.assemble.feed_ids):
         # few, and changed only by a merge or a new venue, so any change of them re-plans every group.
         common += digester.digest((site.feeds.ids, site.feeds.announced)) if site.feeds is not None else b""
         last_authors = _last_authors(parsed)

@@ -21,12 +21,12 @@ from array import array
 from operator import getitem
 from typing import TYPE_CHECKING, Sequence
 
-from generator.assemble import newest, record_authors, subject, subjects_of
-from generator.model import Author, Record, Subject
+from generator.assemble.site import newest, record_authors, subject, subjects_of
+from generator.core.model import Author, Record, Subject
 
 if TYPE_CHECKING:
     from generator.incremental.parsed import ParsedInputs
-    from generator.taxonomy import Taxonomy
+    from generator.core.taxonomy import Taxonomy
 
 KIND = "subject-order"
 LISTINGS = "site-listings"

@@ -20,7 +20,7 @@ from dataclasses import fields
 from operator import attrgetter
 from typing import Any
 
-from generator.model import Person, Record
+from generator.core.model import Person, Record
 
 FIELDS = tuple(f.name for f in fields(Record))
 _fields_of = attrgetter(*FIELDS)

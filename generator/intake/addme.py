@@ -17,14 +17,14 @@ from typing import Callable
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from generator import ids
+from generator.core import ids
 from generator.config.authors import author_problems
 from generator.config.check import outside
 from generator.config.json_schema import AUTHOR_MODELINE
 from generator.config.site import load_site
 from generator.config.kinds.dblp import check_dblp_pid
 from generator.config.kinds.openalex import check_openalex_author
-from generator.errors import SiteError
+from generator.core.errors import SiteError
 from generator.intake.issue import Issue, form_fields, parse_issue, read_issue_json, shown
 from generator.intake.yamledit import scalar
 from generator.newsite import slugify

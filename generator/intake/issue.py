@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from generator.config.check import CONTROLS
-from generator.errors import SiteError
+from generator.core.errors import SiteError
 
 MAX_EVENT_BYTES = 4_000_000   # a webhook payload with a body at GitHub's cap fits many times over
 MAX_BODY_CHARS = 65_536       # GitHub's own cap on an issue's body

@@ -13,16 +13,16 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator import ids
-from generator.cache import atomic_write
+from generator.core import ids
+from generator.fetch.cache import atomic_write
 from generator.config.authors import author_problems
 from generator.config.check import outside
 from generator.config.site import load_site
-from generator.errors import SiteError
+from generator.core.errors import SiteError
 from generator.intake.issue import Issue, form_fields, parse_issue, read_issue_json, shown
 from generator.intake.yamledit import Item, add_item
-from generator.merge import handle
-from generator.yamlfile import decode_yaml
+from generator.assemble.merge import handle
+from generator.core.yamlfile import decode_yaml
 
 FORM = "not-mine.yml"
 NOT_MINE = "Not this author's work"

@@ -19,7 +19,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedSeq
 from ruamel.yaml.scalarstring import SingleQuotedScalarString
 
-from generator.errors import SiteError
+from generator.core.errors import SiteError
 
 Item = str | tuple[str, str]
 

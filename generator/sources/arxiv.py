@@ -47,18 +47,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping, Sequence
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
-from generator import ids
+from generator.core import ids
 from generator.config import FetchPolicy
 from generator.config.kinds.arxiv import ArxivSource
-from generator.errors import SiteError
-from generator.model import Incomplete, Person, Record
+from generator.core.errors import SiteError
+from generator.core.model import Incomplete, Person, Record
 from generator.sources.accept import parse_xml
 from generator.sources.http import (FetchError, HttpClient, PermanentError, QueryRefused, Response, TransientError,
                                     check_polite, is_arxiv_host)
 from generator.sources.outcome import Fetched, PartialFetch
 from generator.sources.text import (ABSTRACT_CAP, ET_AL, FIELD_CAP, MAX_AUTHORS, NAME_CAP, TITLE_CAP, clean_text,
                                     optional_text, split_terms, utc_iso, year_of)
-from generator.taxonomy import Taxonomy, load_taxonomy
+from generator.core.taxonomy import Taxonomy, load_taxonomy
 
 if TYPE_CHECKING:
     from generator.sources.registry import FetchContext

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from urllib.parse import quote
 
-from generator import ids
-from generator.model import Person, Record, record_key
+from generator.core import ids
+from generator.core.model import Person, Record, record_key
 from generator.sources.accept import parse_xml
 from generator.sources.http import HttpClient, PermanentError, Response, TransientError
 from generator.sources.text import ET_AL, FIELD_CAP, MAX_AUTHORS, NAME_CAP, TITLE_CAP, clean_text

@@ -24,9 +24,9 @@ from html.parser import HTMLParser
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
-from generator import ids
+from generator.core import ids
 from generator.config.kinds.feed import FeedSource
-from generator.model import Person, Record, record_key
+from generator.core.model import Person, Record, record_key
 from generator.sources.accept import decode_xml, parse_checked
 from generator.sources.http import HttpClient, PermanentError, Response, TransientError, check_polite
 from generator.sources.text import (
@@ -41,7 +41,7 @@ from generator.sources.text import (
     utc_iso,
     year_of,
 )
-from generator.taxonomy import Taxonomy, load_taxonomy
+from generator.core.taxonomy import Taxonomy, load_taxonomy
 
 if TYPE_CHECKING:
     from generator.config import FetchPolicy

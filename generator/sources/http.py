@@ -39,7 +39,7 @@ import httpcore
 import httpx
 
 from generator import __version__
-from generator.errors import EXIT_REFUSED, EXIT_UPSTREAM, SiteError
+from generator.core.errors import EXIT_REFUSED, EXIT_UPSTREAM, SiteError
 from generator.sources.transport import SECRET_QUERY, DeadlineBackend, DeadlineTransport
 
 log = logging.getLogger(__name__)

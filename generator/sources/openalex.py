@@ -38,8 +38,8 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from urllib.parse import quote
 
-from generator import ids
-from generator.model import Person, Record, record_key
+from generator.core import ids
+from generator.core.model import Person, Record, record_key
 from generator.sources.http import Extra, HttpClient, PermanentError, Response, TransientError, parse_retry_after
 from generator.sources.text import (ABSTRACT_CAP, ET_AL, FIELD_CAP, MAX_AUTHORS, NAME_CAP, TITLE_CAP, clean_text,
                                     utc_iso)

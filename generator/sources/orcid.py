@@ -27,8 +27,8 @@ import functools
 import logging
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from generator import ids
-from generator.model import Record, record_key
+from generator.core import ids
+from generator.core.model import Record, record_key
 from generator.sources.http import Extra, HttpClient, PermanentError, Response, TransientError
 from generator.sources.text import FIELD_CAP, TITLE_CAP, clean_text, utc_iso
 from generator.sources.works import doi_from_link, endpoint, parse_json, split_doi

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from generator.model import Incomplete, Record
+from generator.core.model import Incomplete, Record
 from generator.sources.http import FetchError
 
 

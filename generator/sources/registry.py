@@ -22,9 +22,9 @@ from generator.sources.http import HttpClient, PermanentError, Response, Transie
 from generator.sources.works import parse_json
 
 if TYPE_CHECKING:
-    from generator.cache import CacheEntry
+    from generator.fetch.cache import CacheEntry
     from generator.config import FetchPolicy
-    from generator.model import Record
+    from generator.core.model import Record
     from generator.sources.outcome import Fetched
 
 T = TypeVar("T")

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Iterable
 
 
 if TYPE_CHECKING:
-    from generator.taxonomy import Taxonomy
+    from generator.core.taxonomy import Taxonomy
 
 TITLE_CAP = 2_000
 ABSTRACT_CAP = 20_000

@@ -19,8 +19,8 @@ import re
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
-from generator import ids
-from generator.errors import SiteError
+from generator.core import ids
+from generator.core.errors import SiteError
 from generator.sources.http import TransientError
 
 _ARXIV_LINK = re.compile(r"^https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/(.+?)(?:\.pdf)?/?$", re.I)

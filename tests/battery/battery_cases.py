@@ -17,14 +17,14 @@ HERE = Path(__file__).resolve().parent
 YAML_HAZARDS = HERE.parent / "fixtures" / "yaml-hazards"   # section A: one payload + NAME.json per hazard
 
 B = "tests/battery/"
-CLI = "tests/test_cli.py::"
-BUILD = "tests/test_build.py::"
-UNIT = "tests/unit/test_config.py::"
+CLI = "tests/commands/test_cli.py::"
+BUILD = "tests/commands/test_build.py::"
+UNIT = "tests/config/test_config.py::"
 FAULTS = "tests/sources/test_fetch_faults.py::"
 PARSE = "tests/sources/test_arxiv_parse.py::"
 HTTP = "tests/sources/test_http.py::"
 FCLI = "tests/sources/test_fetch_cli.py::"
-SERVE = "tests/test_serve.py::"
+SERVE = "tests/serve/test_serve.py::"
 HAZ = FAULTS + "test_hazard_leaves_the_cache_byte_identical"
 PHAZ = PARSE + "test_hazard_refused_by_parse_page"
 Y = B + "test_config_hazards.py::"
@@ -96,24 +96,24 @@ CASES: dict[str, list[str]] = {
             BUILD + "test_links_are_only_http_or_built_from_validated_values"],
     "B12": [F + "test_b12_template_syntax_from_a_feed_is_printed_literally", BUILD + "test_hostile_text_is_shown_literally",
             PROP + "test_hostile_typed_in_record"],
-    "B13": ["tests/unit/test_latex.py::test_xss_payloads_are_inert", "tests/unit/test_latex.py::test_unbalanced_input_falls_back",
-            "tests/unit/test_latex.py::test_href_link_text_kept_without_link",
-            "tests/unit/test_latex.py::test_fuzz_output_is_always_inert",
-            "tests/test_render_content.py::test_math_and_macros_on_the_demo_pages"],
+    "B13": ["tests/core/test_latex.py::test_xss_payloads_are_inert", "tests/core/test_latex.py::test_unbalanced_input_falls_back",
+            "tests/core/test_latex.py::test_href_link_text_kept_without_link",
+            "tests/core/test_latex.py::test_fuzz_output_is_always_inert",
+            "tests/render/test_render_content.py::test_math_and_macros_on_the_demo_pages"],
     "B14": [F + "test_b14_absurd_sizes_keep_the_page_under_a_megabyte", PARSE + "test_absurd_sizes_are_capped",
-            "tests/unit/test_latex.py::test_200kb_input_finishes_and_stays_inert"],
+            "tests/core/test_latex.py::test_200kb_input_finishes_and_stays_inert"],
     "B15": [FAULTS + "test_zero_results_for_a_new_author_is_an_empty_cache", FAULTS + "test_shrink_is_refused"],
     "B16": _hazard("empty-page.xml") + [FAULTS + "test_empty_page_then_full_page_is_retried"],
     "B17": [FAULTS + "test_short_page_is_retried_and_a_persistent_one_keeps_the_cache",
             "tests/sources/test_arxiv_paging.py::test_first_fetch_pages_then_nothing_new_costs_one_request_per_author"],
     "B18": [PARSE + "test_duplicate_entries_keep_the_first_and_versions_are_split",
             FAULTS + "test_merge_never_drops_and_never_downgrades",
-            "tests/unit/test_assemble.py::test_merge_keeps_the_latest_version"],
+            "tests/assemble/test_assemble.py::test_merge_keeps_the_latest_version"],
     "B19": [PARSE + "test_missing_title_and_title_zero"],
     "B20": [PARSE + "test_dates_are_utc_and_impossible_dates_are_missing",
-            "tests/unit/test_assemble.py::test_newest_first_uses_dates_within_a_year_and_puts_undated_last"],
+            "tests/assemble/test_assemble.py::test_newest_first_uses_dates_within_a_year_and_puts_undated_last"],
     "B21": [PARSE + "test_legacy_layout_details", PARSE + "test_xss_payloads_are_kept_as_text_and_links_are_never_copied",
-            "tests/unit/test_assemble.py::test_subject_index_skips_codes_that_are_not_arxiv_categories",
+            "tests/assemble/test_assemble.py::test_subject_index_skips_codes_that_are_not_arxiv_categories",
             UNIT + "test_good_site_loads"],
     "B22": [PARSE + "test_invalid_ids_are_skipped_with_a_warning"],
     "B23": _hazard("error-entry-400.xml") + _hazard("error-entry-200.xml"),
@@ -133,7 +133,7 @@ CASES: dict[str, list[str]] = {
            HTTP + "test_retry_after_seconds_and_http_date", FAULTS + "test_503_with_retry_after_then_success"],
     "C6": [HTTP + "test_429_with_retry_after_above_the_cap_gives_up_at_once",
            FAULTS + "test_429_beyond_the_cap_keeps_the_cache_and_says_why",
-           FCLI + "test_failed_fetch_keeps_the_cache_and_exits_3", "tests/test_workflows.py::test_publish_workflow"],
+           FCLI + "test_failed_fetch_keeps_the_cache_and_exits_3", "tests/commands/test_workflows.py::test_publish_workflow"],
     "C7": [HTTP + "test_throttling_and_server_errors_are_retried[406]"],
     "C8": [HTTP + "test_slow_drip_is_cut_by_the_overall_deadline", HTTP + "test_dripped_headers_are_cut_by_the_overall_deadline",
            FAULTS + "test_slow_drip_keeps_the_cache"],
@@ -153,7 +153,7 @@ CASES: dict[str, list[str]] = {
     "D2": [O + "test_d2_file_size_limit_during_write", O + "test_d2_dev_full_during_write",
            O + "test_d2_disk_full_in_a_render_process", O + "test_d2_file_size_limit_during_a_cache_write",
            O + "test_d2_dev_full_during_a_cache_write"],
-    "D3": ["tests/test_kill.py::test_sigkill_during_build_never_damages_output",
+    "D3": ["tests/write/test_kill.py::test_sigkill_during_build_never_damages_output",
            K + "test_d3_sigkill_during_builds_of_a_100_author_site",
            K + "test_d3_sigkill_during_fetch_leaves_every_cache_file_old_or_new"],
     "D4": [K + "test_d4_signal_during_build[SIGINT]", K + "test_d4_signal_during_build[SIGTERM]",
@@ -197,8 +197,8 @@ CASES: dict[str, list[str]] = {
     "F5": [P + "test_f5_every_page_parses_and_is_inert", P + "test_f5_hostile_text_is_shown_as_text",
            PROP + "test_hostile_author_file", PROP + "test_hostile_typed_in_record",
            BUILD + "test_hostile_text_is_escaped_everywhere",
-           "tests/test_theme_quality.py::test_every_page_passes_the_nu_html_checker"],
-    "F6": ["tests/test_workflows.py::test_publish_workflow",
+           "tests/site/test_theme_quality.py::test_every_page_passes_the_nu_html_checker"],
+    "F6": ["tests/commands/test_workflows.py::test_publish_workflow",
            "n/a (partly): the project publishes from the cache when a fetch fails (the fetch step has "
            "continue-on-error and the cache is byte-identical, so the pages do not regress); a job summary "
            "listing stale authors is not implemented"],

@@ -171,7 +171,7 @@ def write_files(root: Path, files: dict[str, str | bytes]) -> None:
 
 def record(i: int, *, prefix: str = "2401", authors: Iterable[str] = ("Ada Lovelace",), year: int = 2024,
            subject: str = "cs.LG", title: str | None = None, abstract: str | None = None):  # noqa: ANN201
-    from generator.model import Person, Record
+    from generator.core.model import Person, Record
 
     arxiv_id = f"{prefix}.{10000 + i:05d}"
     return Record(key=f"arxiv:{arxiv_id}", title=title or f"Paper {prefix}-{i} on $O(n^{2})$ methods",
@@ -185,7 +185,7 @@ def record(i: int, *, prefix: str = "2401", authors: Iterable[str] = ("Ada Lovel
 
 def seed_cache(root: Path, slug: str, records: list, query: str) -> Path:
     """Write the cache file a previous good fetch would have left for ``query``."""
-    from generator import cache
+    from generator.fetch import cache
     from generator.config import ArxivSource
 
     source = ArxivSource(query=query)
@@ -326,7 +326,7 @@ def url_allowed(value: str, base_path: str, allowed_prefixes: tuple[str, ...]) -
     if value.startswith("/"):
         return value.startswith(base_path)
     if ":" in value.split("/", 1)[0] or value.lower().startswith(("javascript", "data", "vbscript")):
-        # the sources' own record pages, built by generator.ids from checked ids (issue 14)
+        # the sources' own record pages, built by generator.core.ids from checked ids (issue 14)
         return value.startswith(("https://arxiv.org/", "https://doi.org/", "https://dblp.org/rec/",
                                  "https://openalex.org/", "https://orcid.org/", *allowed_prefixes))
     return True   # relative
@@ -362,7 +362,7 @@ def _yq(text: str) -> str:
 
 def make_hostile_site(root: Path, base_url: str = "https://user.github.io/repo/") -> Path:
     """Every text field of site, author, typed-in record, cached (fetched) record and page holds XSS."""
-    from generator.model import Person, Record
+    from generator.core.model import Person, Record
 
     write_files(root, {
         "site.yaml": f"title: {_yq('Site ' + XSS[0] + XSS[6])}\ndescription: {_yq(PAYLOAD)}\nbase_url: {base_url}\n",
@@ -407,7 +407,7 @@ def allowed_prefixes(root: Path, base_url: str | None = None) -> tuple[str, ...]
 
     config = load_site(root, base_url=base_url)
     out = {config.base_url}
-    if config.repository:   # the "Not mine?" links to the site's issue form (generator.matching)
+    if config.repository:   # the "Not mine?" links to the site's issue form (generator.assemble.matching)
         out.add(config.repository.rstrip("/") + "/issues/new?")
     for a in config.authors:
         out.update(link.url for link in a.links)

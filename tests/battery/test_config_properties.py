@@ -22,7 +22,7 @@ from batterykit import page_problems, parse_page, write_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.errors import SiteError
+from generator.core.errors import SiteError
 
 FRAGMENTS = [
     "<script>alert(1)</script>", "</script>", "<img src=x onerror=alert(1)>", '"><svg onload=alert(1)>',

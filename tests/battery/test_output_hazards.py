@@ -1,4 +1,4 @@
-"""Output and cache writes (generator.output, generator.cache) on a hostile filesystem: battery
+"""Output and cache writes (generator.write.output, generator.fetch.cache) on a hostile filesystem: battery
 section D (filesystem, build and process), except the kill tests (test_output_kill).
 
 Tests run as root, so "not writable" is made real in other ways: output/ is a regular
@@ -33,10 +33,10 @@ from batterykit import (
 from fakearxiv import Corpus
 from helpers import holding_lock
 
-from generator import routes
-from generator.errors import SiteError
-from generator.errors import EXIT_LOCKED, EXIT_OUTPUT
-from generator.paths import lock_path
+from generator.core import routes
+from generator.core.errors import SiteError
+from generator.core.errors import EXIT_LOCKED, EXIT_OUTPUT
+from generator.core.paths import lock_path
 
 # ============================================================================ D1 output not writable
 
@@ -64,7 +64,7 @@ def _fail_open_after(monkeypatch: pytest.MonkeyPatch, n: int, make_error) -> lis
     """Fault-inject the output writer's ``open``: the n-th file written fails."""
     import builtins
 
-    from generator import output
+    from generator.write import output
 
     calls: list[str] = []
 
@@ -130,7 +130,7 @@ def test_d2_dev_full_during_write(good_site: Path, monkeypatch: pytest.MonkeyPat
 
 def test_d2_disk_full_in_a_render_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With several render processes, a full disk seen by a child is still exit 4, not a traceback."""
-    from generator import output
+    from generator.write import output
     from generator.build import build
 
     root = make_synthetic_site(tmp_path / "site", n_authors=100, per_author=5)
@@ -188,9 +188,9 @@ def test_d2_file_size_limit_during_a_cache_write(arxiv_server, tmp_path: Path) -
 def test_d2_dev_full_during_a_cache_write(arxiv_server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import tempfile
 
-    from generator import cache
+    from generator.fetch import cache
     from generator.config import load_site
-    from generator.fetch import fetch_site
+    from generator.fetch.run import fetch_site
 
     s = arxiv_server(Corpus(corpus(6)))
     root = _fetch_site(tmp_path / "site", s.url)

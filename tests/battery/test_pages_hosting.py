@@ -25,7 +25,7 @@ from batterykit import (
 )
 from helpers import copy_demo
 
-from generator.linkcheck import check_links
+from generator.write.linkcheck import check_links
 
 BASE = "https://user.github.io/repo/"
 BASE_PATH = "/repo/"

@@ -1,5 +1,5 @@
-"""The preview server (generator.serve) against hostile clients and states: battery section E,
-the cases tests/test_serve.py does not already cover (E5-E8, E10, E11).
+"""The preview server (generator.serve.server) against hostile clients and states: battery section E,
+the cases tests/serve/test_serve.py does not already cover (E5-E8, E10, E11).
 
 The preview server runs as ``authorsite serve --port 0`` in a subprocess whose stderr
 goes to a file, so a flood of tracebacks could neither block it nor go unseen; its

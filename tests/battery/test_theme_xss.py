@@ -23,7 +23,7 @@ import pytest
 from batterykit import XSS, make_hostile_site
 from browser_util import borrowed
 
-from generator import routes
+from generator.core import routes
 
 PAGES = ["authors/eve/", "authors/mallory/", "", "subjects/cs.CR/", "subjects/", "pages/evil/", "404.html",
          "search/?q=alert"]

@@ -10,12 +10,12 @@ import pickle
 
 import pytest
 
-from generator import model
+from generator.core import model
 
 from generator.incremental import hollow
-from generator.jobs import Digester
+from generator.render.jobs import Digester
 from generator.incremental.values import values_of as pickled_values
-from generator.model import Person, Record
+from generator.core.model import Person, Record
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,4 @@
-"""The search index's documents kept from one build to the next (generator.search.Kept): a
+"""The search index's documents kept from one build to the next (generator.write.search.Kept): a
 rebuild tokenizes only the authors whose documents changed, and its index is a clean build's."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from pathlib import Path
 
 from test_jobs import synthetic_site, tree
 
-from generator import routes
+from generator.core import routes
 from generator.build import build
-from generator.cache import cache_file, read_entry, write_entry
+from generator.fetch.cache import cache_file, read_entry, write_entry
 from generator.config import load_site
 from generator.incremental.parsed import ParsedInputs, entries
-from generator.search import Kept
+from generator.write.search import Kept
 
 SEARCH = routes.search_index().path
 

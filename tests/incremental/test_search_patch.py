@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 from test_jobs import synthetic_site, tree
 
-from generator import routes, search_index
+from generator.core import routes
+from generator.render import search_index
 from generator.build import build
-from generator.cache import cache_file, read_entry, write_entry
+from generator.fetch.cache import cache_file, read_entry, write_entry
 from generator.config import load_site
-from generator.search_index import term_sets, write_terms
+from generator.render.search_index import term_sets, write_terms
 from generator.incremental.search_patch import Last, New, Stale, meta_digest, patch
 
 WORDS = [f"w{n}" for n in range(60)] + ["graph", "graphs", "learning", "lemma", "zeta", "ζήτα", "straße"]
@@ -82,7 +83,7 @@ def test_a_patched_index_is_a_clean_ones_after_random_edits(tmp_path: Path, monk
             patch(new, old, last, New.of(keys, [docs[k][0] for k in keys], [docs[k][1] for k in keys]), changed)
             patched += 1
         except Stale:
-            _write(new, docs, keys)   # as generator.search does
+            _write(new, docs, keys)   # as generator.write.search does
         assert tree(new) == tree(clean), f"step {step}"
         old, last = new, Last(meta_digest(new), tuple(keys), {})
     assert patched >= 20
@@ -232,8 +233,8 @@ def test_a_file_changed_in_the_output_is_not_carried_into_the_next_index(tmp_pat
 def test_free_pages_of_equal_score_rank_in_site_order() -> None:
     from test_search import _site
 
-    from generator.model import Page
-    from generator.search import documents
+    from generator.core.model import Page
+    from generator.write.search import documents
 
     pages = tuple(Page(name=n, title=f"Graph {n}", body_html="<p>graph</p>") for n in ("first", "second", "third"))
     _, rows = documents(_site((), {}, pages))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from test_jobs import assert_same_as_clean, cli, synthetic_site
 
-from generator import model
+from generator.core import model
 
 from generator.incremental import hollow
 from generator.build import build
@@ -18,11 +18,11 @@ from generator.check import site_warnings
 from generator.config import load_site
 from generator.incremental.inputs import read_inputs
 from generator.incremental.parsed import ParsedInputs, entries
-from generator.errors import SiteError
-from generator.jobs import Digester
+from generator.core.errors import SiteError
+from generator.render.jobs import Digester
 from generator.incremental.snapshot import RECORDS, _records, load_authors, part_key
-from generator.store import read_all
-from generator.cache import cache_file, read_entry, write_entry
+from generator.fetch.store import read_all
+from generator.fetch.cache import cache_file, read_entry, write_entry
 
 
 def _authors(root: Path):   # noqa: ANN202 - a test helper
@@ -105,7 +105,7 @@ def test_a_rebuild_reads_no_field_of_the_kept_records_it_does_not_show(tmp_path:
     """An edit to one author re-renders its own pages and the home page: the other authors' records
     are loaded hollow (generator.incremental.hollow) and never filled, and the output is a clean build's."""
     root = synthetic_site(tmp_path / "syn", authors=30, records=4)
-    # without the lab's list, which merges every author's records (generator.lab) and so reads them all
+    # without the lab's list, which merges every author's records (generator.render.lab) and so reads them all
     (root / "site.yaml").write_text((root / "site.yaml").read_text() + "publications: false\n")
     cli(root, "build", workers=1)
     edited = root / "content/authors/a005.yaml"
@@ -172,7 +172,7 @@ def test_cache_files_changed_under_a_build_stop_it(tmp_path: Path) -> None:
 def test_a_part_is_keyed_by_its_author_file_or_by_its_value_when_it_names_a_photo(tmp_path: Path) -> None:
     """``part_key`` knows a configuration by its file's bytes and the site's groups (it is parsed
     from them), and by its value when it names a photo, whose file is read too."""
-    from generator.model import Photo
+    from generator.core.model import Photo
 
     root = synthetic_site(tmp_path / "syn", authors=3, records=2)
     config = load_site(root)

@@ -64,7 +64,7 @@ def test_author_files_parsed_with_a_helper_are_those_parsed_alone(tmp_path: Path
     the helper's half is reported by the build's process, with its file and line."""
     from generator.config.authors import _HELP_FROM
     from generator.config.site import load_site as load
-    from generator.errors import SiteError
+    from generator.core.errors import SiteError
 
     root = synthetic_site(tmp_path / "syn", authors=_HELP_FROM + 4, records=1)
     alone = load(root, parsed=ParsedInputs(root, write=False))

@@ -9,11 +9,11 @@ from array import array
 from pathlib import Path
 
 from generator.incremental import subject_order
-from generator.assemble import newest, record_authors, sort_newest_first, subjects_of
-from generator.model import Author, Person, Record
+from generator.assemble.site import newest, record_authors, sort_newest_first, subjects_of
+from generator.core.model import Author, Person, Record
 from generator.incremental.parsed import ParsedInputs
 from generator.incremental.subject_order import KIND, listings, order_digest, subjects
-from generator.taxonomy import load_taxonomy
+from generator.core.taxonomy import load_taxonomy
 
 TAX = load_taxonomy()
 CODES = ("cs.LG", "cs.CL", "stat.ML", "math.PR", "q-bio.NC", "not.acode")

@@ -8,7 +8,7 @@ import pickle
 import pytest
 
 from generator.incremental import values
-from generator.model import Person, Record
+from generator.core.model import Person, Record
 
 
 def _full() -> Record:

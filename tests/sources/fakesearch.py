@@ -10,10 +10,10 @@ are sorted like arXiv (``sortBy`` lastUpdatedDate or submittedDate, descending) 
 ``start``/``max_results``. An inverted index keeps a query over the 81,000 records of the
 bench corpus fast. ``fixed`` answers given au: terms with given records instead (the bench
 corpus assigns records to authors by its own rule, which a name search would not reproduce;
-a real cache came from arXiv's own answers). Written independently of ``generator.refresh_match`` on purpose: the
+a real cache came from arXiv's own answers). Written independently of ``generator.fetch.refresh_match`` on purpose: the
 tests check that module against this one.
 
-Also importable outside pytest (bench/run.py): it needs only ``atomgen`` and ``generator.model``.
+Also importable outside pytest (bench/run.py): it needs only ``atomgen`` and ``generator.core.model``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from xml.sax.saxutils import escape
 
 from atomgen import entry_xml, feed_xml
 
-from generator.model import Record
+from generator.core.model import Record
 
 _TOKEN = re.compile(r'\s*(\(|\)|\w+:"[^"]*"|\w+:[^\s()]+|[^\s()]+)')
 

@@ -10,9 +10,9 @@ import textwrap
 from pathlib import Path
 from typing import Callable
 
-from generator import cache
+from generator.fetch import cache
 from generator.config import SiteConfig
-from generator.model import Record
+from generator.core.model import Record
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE.parent / "fixtures"  # tests/fixtures: arxiv-samples, feeds, hazards

@@ -1,4 +1,4 @@
-"""A generated many-author site with small caches, for the batched refresh tests (generator.refresh).
+"""A generated many-author site with small caches, for the batched refresh tests (generator.fetch.refresh).
 
 1,000 authors by default, names from 40 given names x 25 family names (so words are shared
 between authors, as in real bylines, and a few carry accents), three cached records each,
@@ -13,9 +13,9 @@ from pathlib import Path
 
 from fetchkit import write_site
 
-from generator import cache
+from generator.fetch import cache
 from generator.config import ArxivSource
-from generator.model import Person, Record
+from generator.core.model import Person, Record
 
 GIVEN = ("Ada", "Bin", "Chloé", "Dmitri", "Eva", "Farid", "Grace", "Hiro", "Ines", "Jun", "Karl", "Lena", "Mei",
          "Nils", "Olga", "Pavel", "Qing", "Rosa", "Sven", "Tara", "Uma", "Viktor", "Wen", "Xiu", "Yara", "Zoe",

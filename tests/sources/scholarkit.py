@@ -10,7 +10,7 @@ from fakearxiv import FakeArxiv, Reply, Script
 from fetchkit import FIXTURES, cache_path
 
 from generator.config import SiteConfig
-from generator.fetch import SourceResult, fetch_site
+from generator.fetch.run import SourceResult, fetch_site
 
 OTHER = FIXTURES / "other-samples"
 

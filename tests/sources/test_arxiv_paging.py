@@ -1,4 +1,4 @@
-"""arXiv paging, incremental updates and politeness (generator.fetch, generator.sources.arxiv),
+"""arXiv paging, incremental updates and politeness (generator.fetch.run, generator.sources.arxiv),
 asserted from the fake server's request log: with nothing new, an update costs one request
 per author, and requests are never closer than ``fetch.delay_seconds``.
 """
@@ -11,8 +11,8 @@ from atomgen import corpus, entry_xml
 from fakearxiv import Corpus, Reply, Script
 from fetchkit import SAMPLE_2026, cache_path
 
-from generator import cache
-from generator.fetch import fetch_site, summary_table
+from generator.fetch import cache
+from generator.fetch.run import fetch_site, summary_table
 
 TWO = {
     "jane-doe": "name: Jane Doe\nsources:\n  - arxiv: 'au:\"Jane Doe\"'\n",
@@ -87,7 +87,7 @@ def test_progress_per_author_and_summary_table(arxiv_server, site, caplog) -> No
     config = site(s.url, page_size=15, max_results=15)
     with caplog.at_level(logging.INFO, logger="generator"):
         report = fetch_site(config)
-    lines = [r.getMessage() for r in caplog.records if r.name == "generator.fetch"]
+    lines = [r.getMessage() for r in caplog.records if r.name == "generator.fetch.run"]
     assert any(line.startswith("jane-doe: arXiv 'au:\"Jane Doe\"': 1 request, 15 new, 0 updated") for line in lines)
     table = summary_table(report)
     assert table[0].split() == ["author", "source", "requests", "new", "updated", "records", "status"]

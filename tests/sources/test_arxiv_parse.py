@@ -218,7 +218,7 @@ def test_absurd_sizes_are_capped() -> None:
     (r,) = one(entry_xml("2401.01234", title="T" * 200_000, summary="S " * 50_000, authors=authors)).records
     assert len(r.title) == 2_000 and r.title.endswith("…")
     assert len(r.abstract) <= 20_000
-    # Authors are kept up to 10,000 (issue 15; tests/test_record_display.py checks the bound itself).
+    # Authors are kept up to 10,000 (issue 15; tests/render/test_record_display.py checks the bound itself).
     assert len(r.authors) == 600 and r.authors[-1].name == "Author 599" and r.authors[0].name == "Author 0"
 
 
@@ -248,7 +248,7 @@ def test_query_url_sorts_by_last_update() -> None:
 
 def test_endpoint_from_environment_or_site_yaml() -> None:
     from generator.config import FetchPolicy
-    from generator.errors import SiteError
+    from generator.core.errors import SiteError
 
     p = FetchPolicy()
     assert arxiv.endpoint_url(p, {}) == "https://export.arxiv.org/api/query"

@@ -14,10 +14,10 @@ from atomgen import corpus, entry_xml, feed_xml
 from fakearxiv import Corpus, Glitch, Reply
 from fetchkit import JANE, cache_path, run_cli, seed_cache, write_site
 
-from generator import cache
+from generator.fetch import cache
 from generator.config import load_site
-from generator.errors import EXIT_UPSTREAM
-from generator.fetch import fetch_site, summary_table
+from generator.core.errors import EXIT_UPSTREAM
+from generator.fetch.run import fetch_site, summary_table
 from generator.sources import arxiv
 
 EMPTY_TOTAL_0 = Reply(feed_xml([], total=0, start=10))

@@ -1,4 +1,4 @@
-"""The exit-code table (generator.errors, README.md "Exit codes") as fetch, build --strict and
+"""The exit-code table (generator.core.errors, README.md "Exit codes") as fetch, build --strict and
 check --strict use it, through the real CLI; and offline fetches that end fast (issue 15, item 5).
 """
 
@@ -13,7 +13,7 @@ from atomgen import corpus
 from fakearxiv import Corpus, Reply, Script
 from fetchkit import JANE, cache_path, hazard, run_cli, write_site
 
-from generator import errors
+from generator.core import errors
 from generator.config import load_site
 
 README = Path(__file__).resolve().parents[2] / "README.md"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from fakearxiv import Reply, Script
 from fetchkit import FIXTURES, cache_path, hazard
 
-from generator import cache
-from generator.fetch import fetch_site
+from generator.fetch import cache
+from generator.fetch.run import fetch_site
 
 RSS = (FIXTURES / "feeds" / "arxiv-listing.rss").read_bytes()
 ATOM = (FIXTURES / "feeds" / "publications.atom").read_bytes()

@@ -1,4 +1,4 @@
-"""generator.fetch never loses data: every fault ends with the cache updated correctly, or
+"""generator.fetch.run never loses data: every fault ends with the cache updated correctly, or
 byte-identical and a clear message.
 
 Each test runs ``fetch.fetch_site`` over real HTTP against the fake arXiv with a
@@ -16,9 +16,9 @@ from atomgen import corpus, entry_xml, feed_xml
 from fakearxiv import Corpus, Glitch, Reply, Script
 from fetchkit import JANE, cache_path, hazard, hazard_names, run_cli, seed_cache
 
-from generator import cache
-from generator.errors import EXIT_OUTPUT, SiteError
-from generator.fetch import fetch_site, merge_fetched
+from generator.fetch import cache
+from generator.core.errors import EXIT_OUTPUT, SiteError
+from generator.fetch.run import fetch_site, merge_fetched
 from generator.sources import accept, arxiv
 
 PREVIOUS = corpus(3)

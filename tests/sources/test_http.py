@@ -11,7 +11,7 @@ import pytest
 from atomgen import corpus, feed_xml
 from fakearxiv import Reply, Script
 
-from generator.errors import SiteError
+from generator.core.errors import SiteError
 from generator.sources.http import (
     ClientPolicy,
     Clock,

@@ -1,4 +1,4 @@
-"""The batched refresh (generator.refresh, refresh_batch): a refresh's cost follows new papers, not authors.
+"""The batched refresh (generator.fetch.refresh, refresh_batch): a refresh's cost follows new papers, not authors.
 
 Issue 12, acceptance 4, on a generated 1,000-author site with small caches against the fake
 arXiv search on loopback (``fakesearch``, request delay 0): nothing new costs <= 50 requests;
@@ -21,11 +21,11 @@ from fakesearch import Search
 from fetchkit import run_cli
 from refreshkit import make_site, names, new_paper, slug
 
-from generator import cache
+from generator.fetch import cache
 from generator.config import load_site
-from generator.fetch import fetch_site, summary_table
-from generator.refresh import state_path
-from generator.refresh_batch import MAX_URL
+from generator.fetch.run import fetch_site, summary_table
+from generator.fetch.refresh import state_path
+from generator.fetch.refresh_batch import MAX_URL
 
 N = 1000
 
@@ -225,7 +225,7 @@ def test_cli_budget_option(arxiv_server, tmp_path) -> None:
 
 
 def test_pack_keeps_every_batched_url_under_the_limit() -> None:
-    from generator.refresh_batch import batch_query, batch_url, pack
+    from generator.fetch.refresh_batch import batch_query, batch_url, pack
 
     queries = [f'au:"Given{i} Family{i}"' for i in range(300)] + ['au:"' + "x" * 3000 + '"', 'au:"Last One"']
     groups = pack(queries, lambda q: q, "http://127.0.0.1:1/api/query", 100)
@@ -253,7 +253,7 @@ def test_batches_and_confirmations_keep_the_delay_between_requests(arxiv_server,
 
 
 def test_fewer_than_min_batch_queries_are_asked_one_by_one(arxiv_server, tmp_path) -> None:
-    from generator.refresh import MIN_BATCH
+    from generator.fetch.refresh import MIN_BATCH
 
     search = Search([])
     s = arxiv_server(search)

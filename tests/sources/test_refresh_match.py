@@ -1,4 +1,4 @@
-"""Which queries share a batch, and whether a new record may belong to a query (generator.refresh_match).
+"""Which queries share a batch, and whether a new record may belong to a query (generator.fetch.refresh_match).
 
 The one property that matters: the local answer is never "no" where arXiv's author index
 (here the fake's independent implementation, ``fakesearch``) says "yes", or a paper is missed.
@@ -12,7 +12,7 @@ import pytest
 from fakesearch import Search
 from refreshkit import record
 
-from generator.refresh_match import RecordIndex, author_terms, may_belong, tokenize
+from generator.fetch.refresh_match import RecordIndex, author_terms, may_belong, tokenize
 
 
 @pytest.mark.parametrize("query", [

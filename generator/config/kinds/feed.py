@@ -8,13 +8,13 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from generator import ids
+from generator.core import ids
 from generator.config.kind import SourceKind, source_class
 from generator.config.schema import HTTP_PATTERN, HTTP_URL, Key, Table
 
 if TYPE_CHECKING:
-    from generator.cache import CacheEntry
-    from generator.model import Record
+    from generator.fetch.cache import CacheEntry
+    from generator.core.model import Record
 
 FEED = Table("feed", (
     Key("url", "text", "the Atom or RSS feed's address", required=True, check=ids.safe_url, expect=HTTP_URL,

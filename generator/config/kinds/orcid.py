@@ -5,7 +5,7 @@ The request, acceptance and parsing are ``sources.orcid``'s (named by ``fetcher`
 
 from __future__ import annotations
 
-from generator import ids
+from generator.core import ids
 from generator.config.kind import SourceKind, source_class
 from generator.config.schema import Key, Table
 

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from generator.config.kind import SourceKind
 from generator.config.records import RECORD, to_record
-from generator.model import Record
+from generator.core.model import Record
 
 if TYPE_CHECKING:
-    from generator.cache import CacheEntry
+    from generator.fetch.cache import CacheEntry
 
 TYPED_IN = "typed in"
 

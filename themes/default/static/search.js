@@ -1,4 +1,4 @@
-/* Search as you type, over our own static index (generator/search.py and search_index.py
+/* Search as you type, over our own static index (generator/write/search.py and search_index.py
    write it; nothing but JSON is fetched): the header's box shows the first matching papers in
    a panel under it, the search page (a form with data-page) lists them all, ten at a time.
    One result is one paper (one document per paper), so the count is of papers.
@@ -11,7 +11,7 @@
   "use strict";
   var engine = null;   // one promise of the loaded index, shared by every form
 
-  // The tokenizer of generator/search_index.py, character for character (tests/test_search.py
+  // The tokenizer of generator/render/search_index.py, character for character (tests/write/test_search.py
   // compares the two): NFKD, lowercase, NFKD, no combining marks, final sigma as sigma and sharp s as ss, then
   // the runs of letters and digits.
   function tokens(text) {

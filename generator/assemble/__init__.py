@@ -1,0 +1,1 @@
+"""The assemble stage: the site model from the configuration and the cache."""

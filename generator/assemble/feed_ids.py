@@ -1,0 +1,206 @@
+"""Feed entry ids that never change once published, and new versions announced (issue 31 point 4).
+
+An Atom reader knows an entry by its id. A record's id is its arXiv abstract URL, else a tag made
+of its key (``tag:authorsite,2024:doi/...``); but a key changes when a merge joins the record with
+another (a record typed in, keyed by its title, is later fetched from arXiv: the work is keyed by
+its arXiv id from then on), and readers would see the same paper as new again. And when a
+preprint's published version arrives (a merge adds a venue), no entry says so.
+
+So the build keeps a memory of what its feeds published, ``content/cache/feed-ids.json``, next
+to the fetched records and committed with them (``.authorsite/`` is safe to delete; this is not:
+deleting it loses no page, but an id that changed since would change back). It holds every
+record key the site has listed, whether it had a venue, the entry id of each whose id is not the
+one its key gives, and the announcements made. ``resolve`` (pure) reads it with the site's
+records: a known key keeps its id; a new key takes the id of the known key it grew from (its
+arXiv id, its DOI, its title and year as a typed-in record's key spells them) when no record of
+the site holds that key any more; a known record without a venue that has one now is announced
+once, "Published in VENUE (YEAR)", with an id of its own (its entry id + ``#published``). The
+feeds show the announcements of their records, newest first (author feeds and the site feed).
+
+The memory is written only after a build's output is swapped in (``build``), atomically and only
+when it changed: a failed build never loses it nor records an id it did not publish. The output
+is a function of the inputs, this file included: a build with the same files writes the same
+bytes (the first build of a site, with no memory yet, announces nothing).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from generator.core import ids
+from generator.core.errors import SiteError
+from generator.core.model import Author, Record, title_digest
+from generator.core.paths import FEED_MEMORY
+
+MEMORY = FEED_MEMORY
+FORMAT = 1
+KEPT_ANNOUNCEMENTS = 1000   # the newest announcements kept (a feed shows at most feed_size of them)
+
+
+@dataclass(frozen=True, slots=True)
+class Announcement:
+    """ "Published in VENUE (YEAR)": one feed entry, with an id of its own, for the record ``key``."""
+
+    id: str
+    key: str
+    venue: str
+    year: int | None
+    seq: int          # the memory's count when it was made: a higher one is newer
+    updated: str      # the entry's date: the record's last, but not before 1 January of the venue's year
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    seq: int = 0
+    known: Mapping[str, bool] = field(default_factory=dict)   # record key -> it had a venue
+    ids: Mapping[str, str] = field(default_factory=dict)      # record key -> its entry id, when not default_id
+    announced: tuple[Announcement, ...] = ()                  # newest first
+
+
+@dataclass(frozen=True, slots=True)
+class FeedIds:
+    """What the feeds read: each record's entry id where it is not its default, the
+    announcements (newest first), and the memory the next build starts from."""
+
+    ids: Mapping[str, str]
+    announced: tuple[Announcement, ...]
+    memory: Memory
+    changed: bool = True      # the memory is not the one the build started from (so it is written)
+
+    def announcements(self, keys: Iterable[str], limit: int) -> tuple[Announcement, ...]:
+        """The newest ``limit`` announcements of the records ``keys``."""
+        wanted = set(keys)
+        return tuple([a for a in self.announced if a.key in wanted][:limit])
+
+
+def default_id(key: str) -> str:
+    """The entry id a record keyed ``key`` has unless the memory says otherwise (the theme's
+    partials/feed_entry.xml spells the same)."""
+    if key.startswith("arxiv:"):
+        return ids.abs_url(key[6:])
+    return "tag:authorsite,2024:" + key.replace(":", "/")
+
+
+def resolve(memory: Memory, authors: Iterable[Author]) -> FeedIds:
+    """The entry ids and announcements of the site's records, given the last build's memory."""
+    records: dict[str, Record] = {}
+    for a in authors:
+        for r in a.records:
+            records.setdefault(r.key, r)
+    seq = memory.seq + 1
+    known: dict[str, bool] = {}
+    kept_ids: dict[str, str] = {}
+    moved: dict[str, str] = {}       # a known key -> the new key of its record
+    fresh: list[Announcement] = []
+    done = {a.id for a in memory.announced}
+    was, own = memory.known, memory.ids
+    for key, r in records.items():    # in site order: which new record takes a known key is deterministic
+        venue = r.venue
+        known[key] = bool(venue)
+        if key in was:                # the usual case: a known key, its id as it was
+            if key in own:
+                kept_ids[key] = own[key]
+            if venue and not was[key] and (entry := own.get(key) or default_id(key)) + "#published" not in done:
+                fresh.append(Announcement(entry + "#published", key, venue, r.year, seq, _updated(r)))
+            continue
+        old = _grew_from(r, memory, records, moved) if was else None
+        if old is None:
+            continue                  # a new record: its own id, nothing to announce
+        moved[old] = key
+        entry = own.get(old) or default_id(old)
+        if entry != default_id(key):
+            kept_ids[key] = entry
+        if venue and not was[old] and entry + "#published" not in done:
+            fresh.append(Announcement(entry + "#published", key, venue, r.year, seq, _updated(r)))
+    for key, had in memory.known.items():     # records gone (for now) stay known, with their ids
+        if key not in known and key not in moved:
+            known[key] = had
+            if key in memory.ids:
+                kept_ids[key] = memory.ids[key]
+    old_ones = tuple(Announcement(a.id, moved.get(a.key, a.key), a.venue, a.year, a.seq, a.updated)
+                     for a in memory.announced)
+    announced = (*sorted(fresh, key=lambda a: a.id), *old_ones)[:KEPT_ANNOUNCEMENTS]
+    new = Memory(seq if fresh else memory.seq, known, kept_ids, announced)
+    return FeedIds({k: v for k, v in kept_ids.items() if k in records}, announced, new, new != memory)
+
+
+def _updated(r: Record) -> str:
+    """An announcement's date, from the record alone (never the clock: the output is a function of
+    the inputs): its last update, but not before 1 January of the year it was published."""
+    last = r.updated or r.published or f"{r.year or 1970}-01-01T00:00:00Z"
+    return max(last, f"{r.year}-01-01T00:00:00Z") if r.year else last
+
+
+def _grew_from(r: Record, memory: Memory, records: Mapping[str, Record], moved: Mapping[str, str]) -> str | None:
+    """The known key this new record was known by before a merge joined it with another: its arXiv
+    id, its DOI, or its title and year (a typed-in record's key), when no record holds it now."""
+    names = []
+    if r.arxiv_id:
+        names.append(f"arxiv:{r.arxiv_id}")
+    if r.doi:
+        names.append(f"doi:{r.doi.lower()}")
+    years = dict.fromkeys([r.year, int(r.published[:4]) if r.published and r.published[:4].isdigit() else None])
+    names += [f"title:{title_digest(r.title, y)}" for y in years]
+    return next((n for n in names if n in memory.known and n not in records and n not in moved), None)
+
+
+def read(root: Path) -> Memory:
+    """The memory of the site at ``root``; an empty one when there is none yet."""
+    path = root / MEMORY
+    try:
+        data = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        return Memory()
+    except (OSError, ValueError) as exc:
+        raise SiteError(f"cannot read the feeds' memory: {exc}", path=str(MEMORY),
+                        hint="restore it from git (git checkout -- content/cache/feed-ids.json); "
+                             "deleting it makes the next build start a new one") from exc
+    return _memory(data)
+
+
+def _memory(data: Any) -> Memory:  # noqa: ANN401
+    try:
+        if data.get("format") != FORMAT:
+            raise ValueError(f"format {data.get('format')!r}, expected {FORMAT}")
+        announced = tuple(Announcement(str(a["id"]), str(a["key"]), str(a["venue"]),
+                                       None if a["year"] is None else int(a["year"]), int(a["seq"]), str(a["updated"]))
+                          for a in data["announced"])
+        known, own = data["known"], data["ids"]   # (JSON's keys are texts; the values are checked in C)
+        if not (isinstance(known, dict) and set(map(type, known.values())) <= {bool}):
+            raise ValueError("'known' must map record keys to true or false")
+        if not (isinstance(own, dict) and set(map(type, own.values())) <= {str}):
+            raise ValueError("'ids' must map record keys to entry ids")
+        return Memory(int(data["seq"]), known, own, announced)
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        raise SiteError(f"the feeds' memory is damaged ({exc})", path=str(MEMORY),
+                        hint="restore it from git (git checkout -- content/cache/feed-ids.json)") from exc
+
+
+def to_bytes(memory: Memory) -> bytes:
+    """The file's bytes: sorted, one record a line, so a new paper is a readable diff."""
+    data = {"format": FORMAT, "seq": memory.seq, "known": dict(sorted(memory.known.items())),
+            "ids": dict(sorted(memory.ids.items())),
+            "announced": [{"id": a.id, "key": a.key, "venue": a.venue, "year": a.year, "seq": a.seq, "updated": a.updated}
+                          for a in memory.announced]}
+    return (json.dumps(data, ensure_ascii=False, indent=0, sort_keys=False) + "\n").encode("utf-8")
+
+
+def write(root: Path, memory: Memory) -> bool:
+    """Write the memory when it changed (atomically: a temporary file renamed over it); whether it did."""
+    path = root / MEMORY
+    data = to_bytes(memory)
+    try:
+        if path.read_bytes() == data:
+            return False
+    except FileNotFoundError:
+        if not memory.known:
+            return False     # a site with no record yet: no file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+    return True

@@ -1,0 +1,1 @@
+"""The plan stage: the jobs, the templates' context and what each page renders."""

@@ -1,0 +1,1 @@
+"""`authorsite serve`: the live preview (one pipeline with build, its state kept in memory)."""

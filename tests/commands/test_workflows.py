@@ -1,0 +1,253 @@
+"""The GitHub Actions workflows: valid, pinned, least-privilege, and free of zizmor findings.
+
+The repository's own workflows (.github/workflows/) and the copies that
+`authorsite init` puts into new sites (generator/scaffold/github/workflows/)
+must stay byte-identical, so every check on one holds for the other.
+
+check-jsonschema and zizmor are run from the environment running the tests
+(next to sys.executable), so they come from the project's virtualenv. Both run
+without the network: check-jsonschema validates against the GitHub-workflow
+schema vendored in its package, and zizmor --offline turns off its online audits.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKFLOW_DIR = ROOT / ".github" / "workflows"
+SCAFFOLD_DIR = ROOT / "generator" / "scaffold" / "github" / "workflows"
+NAMES = ("test.yml", "publish.yml")   # in both: the repository and every new site
+ALL = (*NAMES, "release.yml")          # release.yml publishes authorsite itself: the repository only
+# Not resolved: in a virtualenv sys.executable is a symlink in .venv/bin, and
+# that directory, not the base interpreter's, holds the tools.
+BIN = Path(sys.executable).parent
+
+SHA_PIN = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+@[0-9a-f]{40}$")
+USES_LINE = re.compile(r"^\s*(?:-\s+)?uses:\s*(\S+)(.*)$")
+VERSION_COMMENT = re.compile(r"^\s+#\s+v\d+\.\d+\.\d+\s*$")
+BLOCKING_SEVERITIES = {"medium", "high"}
+
+
+def _tool(name: str) -> Path:
+    path = BIN / name
+    if not path.exists():
+        pytest.fail(f"{name} is not installed next to {sys.executable}; install the project's test extras")
+    return path
+
+
+def _load(path: Path) -> dict:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert isinstance(data, dict), path
+    return data
+
+
+def _triggers(workflow: dict) -> dict:
+    # YAML 1.1 (PyYAML) reads the bare key `on` as the boolean True.
+    on = workflow.get("on", workflow.get(True))
+    assert on is not None, "workflow has no triggers"
+    if isinstance(on, str):
+        return {on: None}
+    if isinstance(on, list):
+        return {name: None for name in on}
+    return on
+
+
+def _steps(workflow: dict):
+    for job_id, job in workflow["jobs"].items():
+        for step in job.get("steps", []):
+            yield job_id, step
+
+
+@pytest.fixture(scope="module")
+def workflows() -> dict[str, dict]:
+    return {name: _load(WORKFLOW_DIR / name) for name in ALL}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_scaffold_copy_is_identical(name):
+    assert (SCAFFOLD_DIR / name).read_bytes() == (WORKFLOW_DIR / name).read_bytes(), (
+        f"generator/scaffold/github/workflows/{name} differs from .github/workflows/{name}"
+    )
+
+
+def test_scaffold_holds_only_these_workflows():
+    # triage.yml acts on a site's issue forms: new sites only (tests/commands/test_issue_workflows.py checks it)
+    assert sorted(p.name for p in SCAFFOLD_DIR.iterdir()) == sorted((*NAMES, "triage.yml"))
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_schema_valid(name):
+    result = subprocess.run(
+        [str(_tool("check-jsonschema")), "--builtin-schema", "vendor.github-workflows",
+         str(WORKFLOW_DIR / name)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_zizmor_has_no_medium_or_high_findings():
+    # --no-exit-codes: exit 0 unless the tool itself failed, so findings are read from the JSON.
+    # --strict-collection: a workflow zizmor cannot parse is an error, not a skipped input
+    # (which would otherwise hide its findings).
+    result = subprocess.run(
+        [str(_tool("zizmor")), "--offline", "--strict-collection", "--format", "json",
+         "--no-exit-codes", "--no-progress", "--color", "never", str(WORKFLOW_DIR)],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr
+    findings = json.loads(result.stdout)
+    assert isinstance(findings, list)
+    blocking = [
+        f for f in findings
+        if not f.get("ignored") and f["determinations"]["severity"].lower() in BLOCKING_SEVERITIES
+    ]
+    summary = [
+        (f["ident"], f["determinations"]["severity"], f["locations"][0]["concrete"]["feature"])
+        for f in blocking
+    ]
+    assert not blocking, f"zizmor findings of medium or high severity: {summary}"
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_action_is_pinned_to_a_commit_with_a_version_comment(name):
+    path = WORKFLOW_DIR / name
+    workflow = _load(path)
+    uses = [step["uses"] for _, step in _steps(workflow) if "uses" in step]
+    uses += [job["uses"] for job in workflow["jobs"].values() if "uses" in job]
+    assert uses, f"{name} uses no actions"
+    for ref in uses:
+        assert SHA_PIN.match(ref), f"{name}: {ref!r} is not pinned to a full commit SHA"
+    lines = [m for m in map(USES_LINE.match, path.read_text(encoding="utf-8").splitlines()) if m]
+    assert len(lines) == len(uses)
+    for m in lines:
+        assert VERSION_COMMENT.match(m.group(2)), f"{name}: {m.group(1)} lacks a '# vX.Y.Z' comment"
+
+
+def test_an_action_has_one_pin_across_workflows(workflows):
+    pins: dict[str, set[str]] = {}
+    for workflow in workflows.values():
+        for _, step in _steps(workflow):
+            if "uses" in step:
+                action, sha = step["uses"].split("@")
+                pins.setdefault(action, set()).add(sha)
+    assert {a: s for a, s in pins.items() if len(s) > 1} == {}
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_checkout_does_not_persist_credentials(name):
+    workflow = _load(WORKFLOW_DIR / name)
+    checkouts = [s for _, s in _steps(workflow) if s.get("uses", "").startswith("actions/checkout@")]
+    assert checkouts
+    for step in checkouts:
+        assert step.get("with", {}).get("persist-credentials") is False
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_no_expressions_inside_run_scripts(name):
+    # Expressions reach scripts only through env: (template injection).
+    workflow = _load(WORKFLOW_DIR / name)
+    for job_id, step in _steps(workflow):
+        assert "${{" not in step.get("run", ""), f"{name}: job {job_id} step {step.get('name')!r}"
+
+
+def test_permissions_are_declared_everywhere(workflows):
+    for name, workflow in workflows.items():
+        assert "permissions" in workflow, f"{name} has no top-level permissions"
+        assert workflow["permissions"] != "write-all"
+        for job_id, job in workflow["jobs"].items():
+            perms = job.get("permissions", workflow["permissions"])
+            assert perms != "write-all", f"{name}: {job_id}"
+            assert isinstance(perms, dict), f"{name}: {job_id} permissions {perms!r}"
+
+
+def test_test_workflow(workflows):
+    workflow = workflows["test.yml"]
+    assert set(_triggers(workflow)) == {"push", "pull_request"}
+    assert workflow["permissions"] == {"contents": "read"}
+    assert all("permissions" not in job for job in workflow["jobs"].values())
+    (job,) = workflow["jobs"].values()
+    assert job["runs-on"] == "ubuntu-latest"
+    setup = [s for s in job["steps"] if s.get("uses", "").startswith("actions/setup-python@")]
+    assert setup and str(setup[0]["with"]["python-version"]) == "3.11"
+    assert job["steps"][-1]["run"].strip() == "bash .ci/run"
+
+
+def test_publish_workflow(workflows):
+    workflow = workflows["publish.yml"]
+    triggers = _triggers(workflow)
+    assert set(triggers) == {"schedule", "workflow_dispatch", "push"}
+    assert len(triggers["schedule"]) == 1 and len(triggers["schedule"][0]["cron"].split()) == 5
+    assert triggers["push"]["branches"] == ["main"]
+    assert workflow["concurrency"] == {"group": "pages", "cancel-in-progress": False}
+    assert workflow["permissions"] == {}
+
+    build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
+    assert build["permissions"] == {"contents": "write", "pages": "read"}
+    assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+    assert deploy["needs"] == "build"
+    assert deploy["environment"] == {
+        "name": "github-pages", "url": "${{ steps.deployment.outputs.page_url }}",
+    }
+    (deploy_step,) = deploy["steps"]
+    assert deploy_step["id"] == "deployment"
+    assert deploy_step["uses"].startswith("actions/deploy-pages@")
+
+    steps = build["steps"]
+    by_id = {s["id"]: s for s in steps if "id" in s}
+    fetch = by_id["fetch"]
+    assert "authorsite fetch --budget 20m" in fetch["run"] and "GITHUB_STEP_SUMMARY" in fetch["run"]
+    # exit status 3 (some sources failed, the cache intact) publishes with a warning; any other fails the run
+    assert '"$status" -eq 3' in fetch["run"] and "::warning" in fetch["run"] and 'exit "$status"' in fetch["run"]
+    assert "continue-on-error" not in fetch
+    assert 30 <= build["timeout-minutes"] <= 45, "sized for the 20-minute fetch budget and the build"
+    restore = next(s for s in steps if s.get("uses", "").startswith("actions/cache/restore@"))
+    save = next(s for s in steps if s.get("uses", "").startswith("actions/cache/save@"))
+    assert restore["with"]["path"].split() == save["with"]["path"].split() == ["output", ".authorsite"]
+    assert restore["with"]["key"] == save["with"]["key"] and "github.run_id" in save["with"]["key"]
+    assert save["with"]["key"].startswith(restore["with"]["restore-keys"])
+    assert by_id["pages"]["uses"].startswith("actions/configure-pages@")
+    order = [s.get("id") or s.get("uses", "").split("@")[0] or s.get("name") for s in steps]
+    assert order.index("fetch") < order.index("pages") < order.index("actions/upload-pages-artifact")
+    assert order.index("actions/cache/restore") < steps.index(next(s for s in steps if "make site" in s.get("run", ""))) \
+        < order.index("actions/cache/save")
+
+    (commit,) = [s for s in steps if "env" in s and "PUSH_TOKEN" in s["env"]]
+    assert commit["env"] == {"PUSH_TOKEN": "${{ github.token }}"}
+    assert commit["if"] == "steps.fetch.outcome == 'success'"
+    assert re.search(r"\bpush \"\$GITHUB_SERVER_URL/\$GITHUB_REPOSITORY\.git\"", commit["run"])
+    assert 'git status --porcelain -- content/cache' in commit["run"]
+    assert "[skip ci]" in commit["run"]
+    assert "git add -A -- content/cache" in commit["run"]
+
+    site = next(s for s in steps if "make site" in s.get("run", ""))
+    assert site["env"] == {"PAGES_BASE_URL": "${{ steps.pages.outputs.base_url }}"}
+    assert site["run"].strip() == 'make site BASE_URL="$PAGES_BASE_URL/"'
+
+    upload = next(s for s in steps if s.get("uses", "").startswith("actions/upload-pages-artifact@"))
+    assert upload["with"] == {"path": "output"}
+
+
+def test_release_workflow_publishes_with_trusted_publishing(workflows):
+    """A tag publishes to PyPI through OIDC: the publish job alone holds id-token: write, in an
+    environment, and hands the action no password; the build job checks the tag is the version."""
+    workflow = workflows["release.yml"]
+    assert _triggers(workflow) == {"push": {"tags": ["v*"]}}
+    assert workflow["permissions"] == {}
+    build, publish = workflow["jobs"]["build"], workflow["jobs"]["publish"]
+    assert build["permissions"] == {"contents": "read"}
+    assert publish["permissions"] == {"id-token": "write"}
+    assert publish["needs"] == "build" and publish["environment"]["name"] == "pypi"
+    step = publish["steps"][-1]
+    assert step["uses"].startswith("pypa/gh-action-pypi-publish@") and "with" not in step
+    text = (WORKFLOW_DIR / "release.yml").read_text(encoding="utf-8")
+    assert "${{ secrets" not in text and "password:" not in text
+    script = next(s["run"] for _, s in _steps(workflow) if "twine check" in s.get("run", ""))
+    assert "python -m build" in script and '"$TAG" != "v$version"' in script

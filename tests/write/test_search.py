@@ -1,0 +1,201 @@
+"""The search index (generator/write/search.py, search_index.py) and its engine in static/search.js:
+one tokenizer in both languages, the files as documented, deterministic, one job reading what
+it indexes, and in Chromium a two-word query on a synthetic site (60 authors) finding every
+author's papers within the request budget of issue 12."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import http.server
+import itertools
+import json
+import re
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from browser_util import borrowed
+from test_jobs import synthetic_site
+
+from generator.core import routes
+from generator.core.model import Author, Page, Person, Record, SiteModel
+from generator.assemble.papers import paper_key
+from generator.write.search import document_text, documents, indexed_records, search_tasks
+from generator.render.search_index import (CHUNK, FORMAT, MAX_SHARDS_PER_WORD, SHARD_BYTES, postings, shards, tokens,
+                                    write_index)
+
+REPO = Path(__file__).resolve().parents[2]
+SEARCH_JS = REPO / "themes/default/static/search.js"
+
+# Accents, ß, Greek (final sigma), Cyrillic, CJK, Arabic, digits and super/subscripts, ligatures,
+# full-width forms, apostrophes, hyphens, emoji, math letters, Turkish dotted I, combining marks.
+BATTERY = [
+    "Schrödinger équation naïve CAFÉ", "Straße STRASSE Maß", "ΟΔΟΣ Σοφία λόγος ΣΑΣ", "Квантовая механика Ёлка",
+    "深度学习 模型 日本語のテキスト 한국어", "تعلم الآلة", "x² + y₂ = 10³ ½ Ⅻ", "ﬁnite ﬂow oﬃce", "ＡＢＣ１２３ ｶﾀｶﾅ",
+    "O'Brien l’Hôpital d'Alembert", "self-supervised state‑of‑the‑art — en–dash", "🚀 rocket 👩‍🔬 science 🇫🇷",
+    "𝐁𝐨𝐥𝐝 𝔉𝔯𝔞𝔨𝔱𝔲𝔯 ℌilbert ℝⁿ", "İstanbul ıI DİYARBAKIR", "e\u0301te\u0301 a\u0308 n\u0303", "2401.01234v2 10.1145/3448016",
+    "under_score snake_case", "tab\tnew\nline\u00a0nbsp", "", "   ", "Ǆemal ǅ ǆ", "Ⓐⓑ ①②", "ŁÓDŹ Øresund Æsir",
+]
+
+
+def test_the_python_and_javascript_tokenizers_agree(chromium) -> None:  # noqa: ANN001
+    src = SEARCH_JS.read_text("utf-8")
+    fn = re.search(r"\n  (function tokens\(text\) \{.*?\n  \})\n", src, re.S)
+    assert fn, "search.js has no tokens(text) function"
+    with borrowed(chromium) as browser:
+        page = browser.new_page()
+        got = page.evaluate(f"(texts) => {{ {fn.group(1)}; return texts.map(tokens); }}", BATTERY)
+    want = [tokens(t) for t in BATTERY]
+    assert got == want, [(t, g, w) for t, g, w in zip(BATTERY, got, want) if g != w]
+    assert want[0] == ["schrodinger", "equation", "naive", "cafe"] and want[9] == ["o", "brien", "l", "hopital", "d",
+                                                                                     "alembert"]
+    assert want[1] == ["strasse", "strasse", "mass"] and "οδοσ" in want[2] and "self" in want[10] and "supervised" in want[10] and want[11] == ["rocket", "science"]
+
+
+def _site(authors: tuple, record_authors: dict, pages: tuple = ()) -> SiteModel:
+    return SiteModel(title="t", description="", base_url="/", language="en", authors=authors, subjects=(),
+                     pages=pages, record_authors=record_authors, paginate=50, cname=None)
+
+
+def _author(slug: str, name: str, records: tuple) -> Author:
+    return Author(slug=slug, name=name, affiliation="Lab", bio_html="<p>Bio</p>", links=(), records=records,
+                  subjects=(), years=())
+
+
+def test_a_shared_record_is_indexed_once_under_its_first_author() -> None:
+    shared, own = Record(key="arxiv:2401.00001", title="Shared", year=2024), Record(key="t:b", title="B's", year=2024)
+    a = _author("ada", "Ada", (shared,))
+    b = dataclasses.replace(a, slug="bob", name="Bob", records=(shared, own))
+    site = _site((a, b), {shared.key: ("ada", "bob"), own.key: ("bob",)})
+    assert indexed_records(site) == {"ada": (shared,), "bob": (own,)}
+    alone = indexed_records(_site((b,), {shared.key: ("bob",), own.key: ("bob",)}))
+    assert alone == {"bob": (shared, own)}
+
+
+def test_documents_are_the_pages_then_the_papers_up_to_the_newest_as_plain_text() -> None:
+    hostile = '<script>alert(1)</script> & "q"'
+    old = Record(key="arxiv:2001.00001", title="Old $x^2$ paper", year=2020, arxiv_id="2001.00001",
+                 published="2020-01-01T00:00:00Z", authors=(Person(hostile), Person("Ada Lovelace")),
+                 abstract="An abstract about concertinas.", subjects=("cs.LG", "math.CO"), doi="10.1/ABC")
+    new = Record(key="title:b", title="New", year=2024)
+    tie = Record(key="title:a", title="Tie", year=2024)
+    a = _author("eve", hostile, (new, tie, old))
+    page = Page(name="about", title="About <us>", body_html="<p>We study <em>things</em> &amp; more.</p>")
+    texts, rows = documents(_site((a,), {r.key: ("eve",) for r in (old, new, tie)}, (page,)))
+    # search.js ranks the higher id first among equal scores: the newest paper, then (same date) the first key
+    assert [r[1] for r in rows] == ["About <us>", "Old x² paper", "New", "Tie"]
+    assert texts[1] == ("Old x² paper", f"{hostile}, Ada Lovelace 2001.00001 10.1/ABC")
+    assert rows[1] == (f"papers/{paper_key(old.key)}/", "Old x² paper", f"{hostile}, Ada Lovelace", "2020",
+                       "cs.LG math.CO", hostile)   # text: search.js shows it with textContent
+    assert texts[0][0] == "About <us>" and " ".join(texts[0][1].split()) == "We study things & more."
+    assert rows[0] == ("pages/about/", "About <us>", "", "", "", "")
+    assert "concertinas" not in repr(texts) and "Bio" not in repr(texts)   # no abstracts, no author's bio
+    assert document_text(old)[2] == "2001.00001 10.1/ABC"
+
+
+def test_a_record_typed_in_without_authors_is_found_by_its_authors_name() -> None:
+    """The demo's 36 seed records have no author list: "cui" found none of Bin Cui's papers. Such a
+    record is its author's own (as the exports say), so the name is searched; the row still shows
+    no byline, as the page does."""
+    own = Record(key="title:x", title="SparkDiffusion", year=2024)
+    listed = Record(key="title:y", title="Shared work", year=2024, authors=(Person("Ada Lovelace"),))
+    texts, rows = documents(_site((_author("bin-cui", "Bin Cui", (own, listed)),), {"title:x": ("bin-cui",),
+                                                                                    "title:y": ("bin-cui",)}))
+    assert sorted(texts) == [("Shared work", "Ada Lovelace "), ("SparkDiffusion", "Bin Cui ")]
+    assert {r[1]: r[2] for r in rows} == {"SparkDiffusion": "", "Shared work": "Ada Lovelace"}
+
+
+def test_the_index_files_are_as_documented_and_the_same_every_time(tmp_path: Path) -> None:
+    texts = [(f"Graph {'learning' if i % 2 else 'theory'} {i}", f"Ada Lovelace {i:05d}") for i in range(700)]
+    texts.append(("Graph", "lovelace"))
+    rows = [(f"u{i}", f"title {i}", "", "", "", "") for i in range(len(texts))]
+    for name in ("one", "two"):
+        write_index(tmp_path / name, texts, rows)
+    one = {p.relative_to(tmp_path / "one").as_posix(): p.read_bytes() for p in (tmp_path / "one").rglob("*.json")}
+    two = {p.relative_to(tmp_path / "two").as_posix(): p.read_bytes() for p in (tmp_path / "two").rglob("*.json")}
+    assert one == two, "two builds of the index differ"
+    meta = json.loads(one["meta.json"])
+    assert f"meta.version !== {FORMAT}" in SEARCH_JS.read_text("utf-8"), "search.js reads another format"
+    assert meta["docs"] == 701 and meta["chunk"] == CHUNK and meta["words"] == MAX_SHARDS_PER_WORD
+    assert sorted(k for k in one if k.startswith("d/")) == sorted(f"d/{name}.json" for name in meta["d"])
+    assert len(meta["d"]) == -(-701 // CHUNK) and len(meta["t"]) == len(meta["shards"])
+    for kind in ("t", "d"):   # each file is named by its number and the digest of its bytes
+        for n, name in enumerate(meta[kind]):
+            data = one[f"{kind}/{name}.json"]
+            assert name == f"{n}-{hashlib.sha256(data).hexdigest()[:12]}"
+    assert json.loads(one[f"d/{meta['d'][5]}.json"])[60] == [f"u{5 * CHUNK + 60}", f"title {5 * CHUNK + 60}", "", "", "", ""]
+    merged: dict[str, list] = {}
+    for n, first in enumerate(meta["shards"]):
+        data = one[f"t/{meta['t'][n]}.json"]
+        shard = json.loads(data)
+        assert next(iter(shard)) == first and b" " not in data
+        assert not merged.keys() & shard.keys(), "a term in two shards"
+        merged.update(shard)
+    assert list(merged) == sorted(merged, key=lambda t: t.encode("utf-16-be"))
+    undelta = [list(itertools.accumulate(d)) for d in merged["graph"]]
+    assert undelta == [list(range(701)), []]   # every title has it: none in the other list
+    assert merged["lovelace"] == [[], [0] + [1] * 700]
+    assert merged["learning"][0][:3] == [1, 2, 2]
+
+
+def test_shards_hold_consecutive_terms_up_to_their_size() -> None:
+    index = postings([(f"t{i:04d} common", "") for i in range(3000)])
+    out = shards(index)
+    assert len(out) > 1 and all(len(data) <= SHARD_BYTES + 200 for _, data in out[:-1])
+    assert [first for first, _ in out] == sorted(first for first, _ in out)
+
+
+def test_the_search_job_reads_what_it_indexes() -> None:
+    from generator.render import jobs
+
+    shared, own = Record(key="arxiv:2401.00001", title="Shared", year=2024), Record(key="t:b", title="B's", year=2024)
+    a = _author("ada", "Ada", (shared,))
+    b = dataclasses.replace(a, slug="bob", name="Bob", records=(shared, own))
+    both = _site((a, b), {shared.key: ("ada", "bob"), own.key: ("bob",)})
+    alone = _site((b,), {shared.key: ("bob",), own.key: ("bob",)})   # Ada gone: Bob's document holds it
+    [with_ada], [without] = search_tasks(both), search_tasks(alone)
+    assert with_ada.rel_path == routes.search_index().path
+    assert ("bob", "Bob", (own,)) in with_ada.reads[0] and ("bob", "Bob", (shared, own)) in without.reads[0]
+    digest = [jobs.plan_jobs([t], site, b"")[0].digest for t, site in ((with_ada, both), (without, alone))]
+    assert digest[0] != digest[1]
+    moved = _site((dataclasses.replace(a, affiliation="Elsewhere", bio_html="<p>New</p>"), b), both.record_authors)
+    assert jobs.plan_jobs(search_tasks(moved), moved, b"")[0].digest == digest[0], "not indexed: not read"
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+        pass
+
+
+def test_a_two_word_query_finds_each_authors_papers_within_the_request_budget(tmp_path: Path, chromium) -> None:  # noqa: ANN001
+    root = synthetic_site(tmp_path / "syn")
+    out = tmp_path / "out"
+    subprocess.run([sys.executable, "-m", "generator", "-q", "-C", str(root), "build", "--base-url", "/",
+                    "--output", str(out)], check=True, capture_output=True)
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(out)))
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{srv.server_port}/"
+    try:
+        with borrowed(chromium) as browser:
+            for slug in ("a000", "a037"):
+                page = browser.new_page()
+                page.goto(base + "search/", wait_until="load")
+                reqs: list[str] = []
+                page.on("request", lambda r: reqs.append(r.url))
+                name = re.search(r"<h1>([^<]+)</h1>", (out / f"authors/{slug}/index.html").read_text()).group(1)
+                page.goto(base + "search/?q=" + name.replace(" ", "+"))
+                page.wait_for_selector("main .hit-title", timeout=15000)
+                page.wait_for_load_state("networkidle")
+                hrefs = [e.get_attribute("href") or "" for e in page.query_selector_all("main .hit-title")]
+                assert any(h.startswith(f"{base}papers/") for h in hrefs), hrefs   # (its paper pages)
+                count = page.inner_text("main .search-count")
+                assert int(count.split()[0]) >= 25, count   # each of the author's 25 papers, at least
+                fetched = [u for u in reqs if "/search/index/" in u]   # meta, a shard per word, chunks shown
+                assert any(u.endswith("/static/search.js") for u in reqs)
+                assert 1 + len(fetched) <= 20 and len(fetched) <= 1 + 2 * MAX_SHARDS_PER_WORD + 10, fetched
+                page.close()
+    finally:
+        srv.shutdown()

@@ -1,0 +1,27 @@
+"""The output's size against GitHub Pages' 1 GB limit: measured over real files, warned past it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from generator.write.sitesize import PAGES_LIMIT_BYTES, SiteSize, limit_warning, measure
+
+
+def test_measure_counts_regular_files_and_not_links(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "x.html").write_bytes(b"x" * 1000)
+    (tmp_path / "y.xml").write_bytes(b"y" * 24)
+    os.symlink(tmp_path / "y.xml", tmp_path / "link.xml")
+    assert measure(tmp_path) == SiteSize(2, 1024)
+
+
+def test_a_site_over_one_gb_is_warned_naming_github_pages() -> None:
+    assert limit_warning(SiteSize(10, PAGES_LIMIT_BYTES), "output") is None
+    warning = limit_warning(SiteSize(11_056, 1_162_633_009), "output")
+    assert warning is not None
+    assert "output/ is 1.16 GB" in warning and "GitHub Pages" in warning and "feed_size" in warning
+
+
+def test_describe_is_readable() -> None:
+    assert SiteSize(11_056, 1_162_633_009).describe() == "1,162.6 MB in 11,056 files"
