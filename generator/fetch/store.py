@@ -112,9 +112,9 @@ class Reader:
     build reads only the authors whose snapshot is not kept, generator.incremental.snapshot)."""
 
     def __init__(self, config: SiteConfig, parsed: ParsedInputs | None = None, reuse: Store | None = None,
-                 stale: Collection[Path] = (), whole_files: bool = False) -> None:
+                 stale: Collection[Path] = (), whole_files: bool = False, keep: bool = True) -> None:
         self.config, self.parsed, self.reuse, self.stale = config, parsed, reuse, set(stale)
-        self.whole_files = whole_files
+        self.whole_files, self.keep = whole_files, keep
         self.entries: dict[Key, cache.CacheEntry] = {}
         self.unreadable: dict[Key, Unreadable] = {}
         self.notes: list[str] = []
@@ -125,8 +125,10 @@ class Reader:
         return Store(self.entries, self.unreadable, tuple(self.notes), tuple(self.unfetched))
 
     def read(self, a: AuthorConfig) -> Store:
-        """Read ``a``'s cache files; returns what was read of them alone."""
-        config, entries, unreadable = self.config, self.entries, self.unreadable
+        """Read ``a``'s cache files; returns what was read of them alone (and keeps it for ``store``
+        unless the reader was made with ``keep=False``)."""
+        config, unreadable = self.config, self.unreadable
+        entries = self.entries if self.keep else {}
         mine: list[Key] = []
         notes: list[str] = []
         unfetched: list[str] = []

@@ -204,7 +204,8 @@ def _make(config: SiteConfig, todo: Sequence[tuple[int, AuthorConfig, bytes]], f
     """Make the parts of ``todo`` (index, author, key) into ``found``, and keep each in ``parsed``."""
     if not todo:
         return
-    reader, tax, contents = Reader(config), load_taxonomy(), Digester()
+    # (each author's entries let go once its part is made: its records are copies, with their reason)
+    reader, tax, contents = Reader(config, keep=False), load_taxonomy(), Digester()
     for i, a, key in todo:
         found[i] = part = make_part(config, a, reader.read(a), tax, contents)
         _keep(parsed, a.slug, key, part)

@@ -126,7 +126,7 @@ def bibtex_key(r: Record, author: Author) -> str:
     return _bibtex_key(r.authors[0].name if r.authors else author.name, r.year, r.title)
 
 
-@lru_cache(maxsize=1 << 17)   # an author's page (its BibTeX links) and export ask for the same keys
+@lru_cache(maxsize=1 << 12)   # an author's page (its BibTeX links) and exports ask for the same keys, one after another
 def _bibtex_key(name: str, year: int | None, title: str) -> str:
     parts = split_name(name)
     first = (parts.family or parts.literal).split() or [name]
