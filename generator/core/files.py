@@ -9,6 +9,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -60,3 +61,22 @@ def link_tree(src: Path, dest: Path, made: set[str]) -> None:
         made.add(target)
         for name in filenames:
             link_file(os.path.join(dirpath, name), os.path.join(target, name), made)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write through a temporary file in the same folder, fsync, then ``os.replace`` (mode 0644)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise

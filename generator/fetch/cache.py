@@ -21,8 +21,6 @@ when they apply, so every older cache file keeps its exact bytes:
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -31,6 +29,7 @@ import orjson
 
 from generator.config import Source
 from generator.config.sources import kind_of
+from generator.core.files import atomic_write
 from generator.core.model import Incomplete, Record
 from generator.fetch.record_json import from_json, to_json
 
@@ -153,22 +152,3 @@ def remove_stale_temps(cache_dir: Path) -> list[Path]:
                 tmp.unlink()
                 removed.append(tmp)
     return removed
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write through a temporary file in the same folder, fsync, then ``os.replace`` (mode 0644)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise

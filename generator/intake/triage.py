@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generator.core import ids
-from generator.fetch.cache import atomic_write
+from generator.core.files import atomic_write
 from generator.config.authors import author_problems
 from generator.config.check import outside
 from generator.config.site import load_site

@@ -34,7 +34,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Collection, Iterable, Mapping, Sequence
 
-from generator.fetch.cache import atomic_write
+from generator.core.files import atomic_write
 from generator.core.files import link_file, link_tree
 from generator.incremental.canonical import plain_seq as _plain_seq, same as _same
 from generator.incremental.inputs import code_digest, hash_files, theme_tops
