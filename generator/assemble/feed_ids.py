@@ -92,20 +92,19 @@ def resolve(memory: Memory, authors: Iterable[Author]) -> FeedIds:
         for r in a.records:
             records.setdefault(r.key, r)
     seq = memory.seq + 1
-    known: dict[str, bool] = {}
-    kept_ids: dict[str, str] = {}
+    known = {key: bool(r.venue) for key, r in records.items()}
+    was, own = memory.known, memory.ids
+    kept_ids = {key: ids for key, ids in own.items() if key in known and key in was}   # a known key keeps its id
     moved: dict[str, str] = {}       # a known key -> the new key of its record
     fresh: list[Announcement] = []
     done = {a.id for a in memory.announced}
-    was, own = memory.known, memory.ids
-    for key, r in records.items():    # in site order: which new record takes a known key is deterministic
-        venue = r.venue
-        known[key] = bool(venue)
-        if key in was:                # the usual case: a known key, its id as it was
-            if key in own:
-                kept_ids[key] = own[key]
-            if venue and not was[key] and (entry := own.get(key) or default_id(key)) + "#published" not in done:
-                fresh.append(Announcement(entry + "#published", key, venue, r.year, seq, _updated(r)))
+    # Only a new key, or a known one just published, has more to do: in site order, so which new
+    # record takes a known key is deterministic (the usual rebuild has none of them).
+    for key in [key for key, venue in known.items() if key not in was or (venue and not was[key])]:
+        r = records[key]
+        if key in was:                # published since the last build: announced once
+            if (entry := own.get(key) or default_id(key)) + "#published" not in done:
+                fresh.append(Announcement(entry + "#published", key, r.venue, r.year, seq, _updated(r)))
             continue
         old = _grew_from(r, memory, records, moved) if was else None
         if old is None:
@@ -114,8 +113,8 @@ def resolve(memory: Memory, authors: Iterable[Author]) -> FeedIds:
         entry = own.get(old) or default_id(old)
         if entry != default_id(key):
             kept_ids[key] = entry
-        if venue and not was[old] and entry + "#published" not in done:
-            fresh.append(Announcement(entry + "#published", key, venue, r.year, seq, _updated(r)))
+        if r.venue and not was[old] and entry + "#published" not in done:
+            fresh.append(Announcement(entry + "#published", key, r.venue, r.year, seq, _updated(r)))
     for key, had in memory.known.items():     # records gone (for now) stay known, with their ids
         if key not in known and key not in moved:
             known[key] = had
