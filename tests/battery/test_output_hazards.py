@@ -188,7 +188,7 @@ def test_d2_file_size_limit_during_a_cache_write(arxiv_server, tmp_path: Path) -
 def test_d2_dev_full_during_a_cache_write(arxiv_server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import tempfile
 
-    from generator.fetch import cache
+    from generator.core import files
     from generator.config import load_site
     from generator.fetch.run import fetch_site
 
@@ -205,7 +205,7 @@ def test_d2_dev_full_during_a_cache_write(arxiv_server, tmp_path: Path, monkeypa
         os.close(full)
         return fd, name
 
-    monkeypatch.setattr(cache.tempfile, "mkstemp", mkstemp_on_dev_full)
+    monkeypatch.setattr(files.tempfile, "mkstemp", mkstemp_on_dev_full)   # (the cache writes through files.atomic_write)
     with pytest.raises(SiteError) as info:
         fetch_site(load_site(root))
     assert info.value.exit_code == EXIT_OUTPUT
