@@ -36,6 +36,7 @@ from typing import Callable, Sequence
 from generator.fetch import cache
 from generator.config import AuthorConfig, SiteConfig, Source
 from generator.config.sources import kind_of
+from generator.core.files import atomic_write
 from generator.core.model import Record
 from generator.fetch.refresh_batch import fetch_batch, pack
 from generator.fetch.refresh_match import AuthorTerm, RecordIndex, author_terms
@@ -123,7 +124,7 @@ def load_state(root: Path) -> dict[str, str]:
 
 def save_state(root: Path, state: dict[str, str]) -> None:
     doc = {"format": STATE_FORMAT, "refreshed": dict(sorted(state.items()))}
-    cache.atomic_write(state_path(root), (json.dumps(doc, indent=1) + "\n").encode("utf-8"))
+    atomic_write(state_path(root), (json.dumps(doc, indent=1) + "\n").encode("utf-8"))
 
 
 def parse_time(text: str | None) -> datetime | None:

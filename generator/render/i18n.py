@@ -196,7 +196,7 @@ def install(env: jinja2.Environment, lang: SiteLanguage) -> Formats:
     functions = messages.functions()
     env.globals.update(functions)
     key = catalogue_key(t)
-    if getattr(env, "fold_key", key) != key and env.cache is not None:
+    if getattr(env, "fold_key", "") != key and env.cache is not None:
         env.cache.clear()   # compiled with another catalogue's messages folded in
     env.filters.update({f"_i18n{name}": functions[name] for name in _FUNCTIONS})
     env.fold, env.fold_key = _Fold(functions).visit, key   # type: ignore[attr-defined]

@@ -63,12 +63,17 @@ class Bylines:
         self._plain: dict[str, Markup] = {}   # name -> its partial, no marks, no position
         self._slugs: dict[str, str | None] = {}   # name -> the profiled author it names, if any
 
-    def _is(self, name: str, own: str) -> bool | str:
-        """How partials/person.html shows ``name``: True as the page's own author, "member" as a
-        member on the lab's list (``own`` is ``MEMBERS``), else False."""
+    def _slug(self, name: str) -> str | None:
+        """The profiled author ``name`` stands for, if any (kept by name)."""
         slug = self._slugs.get(name, "")
         if slug == "":
             slug = self._slugs[name] = person_slug(self._people, name)
+        return slug
+
+    def _is(self, name: str, own: str) -> bool | str:
+        """How partials/person.html shows ``name``: True as the page's own author, "member" as a
+        member on the lab's list (``own`` is ``MEMBERS``), else False."""
+        slug = self._slug(name)
         if own == MEMBERS:
             return "member" if slug else False
         return slug == own
@@ -90,16 +95,16 @@ class Bylines:
         return Byline(Markup(", ".join(names)), (), "")
 
     def _marked(self, authors: tuple[Person, ...], names: list[Markup], own: str) -> list[Markup]:
-        """``names`` with the page's own author (or, on the lab's list, each member) marked: one
-        loop, no call per name but for the names it marks (a method call per name was a tenth of
-        a byline)."""
-        slugs, small, members = self._slugs, self._person.small, own == MEMBERS
+        """``names`` with the page's own author (or, on the lab's list, each member) marked: a dict
+        lookup per name, and ``_is`` only for a name that stands for a profiled author (a method
+        call per name was a tenth of a byline)."""
+        slugs, small = self._slugs, self._person.small
         for i, p in enumerate(authors):
             slug = slugs.get(p.name, "")
             if slug == "":
-                slug = slugs[p.name] = person_slug(self._people, p.name)
-            if slug and (members or slug == own):
-                names[i] = small(p.name, "", "", "member" if members else True)
+                slug = self._slug(p.name)
+            if slug and (is_ := self._is(p.name, own)):
+                names[i] = small(p.name, "", "", is_)
         return names
 
     def _bounded(self, authors: tuple[Person, ...], affiliations: bool, own: str) -> Byline:

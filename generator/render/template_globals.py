@@ -24,7 +24,6 @@ from generator.render.exports import bibtex_keys, paper_bibtex
 from generator.render.lab import Entry, Lab, filter_id
 from generator.render.i18n import Formats, SiteLanguage
 from generator.core.latex import tex_to_html, tex_to_text
-from generator.assemble.matching import not_mine_url
 from generator.core.model import Author, Record, SiteModel
 from generator.assemble.papers import key_of
 from generator.render.partials import Partial
@@ -159,11 +158,6 @@ def _person(person: Partial, name: str) -> Markup:
     return person.small(name, "", "", False)
 
 
-def _not_mine_url(urls: Urls, repository: str, slug: str, r: Record) -> str:
-    """The "Not mine?" link of a record on the page of author ``slug`` (generator.assemble.matching)."""
-    return not_mine_url(repository, slug, r, f"{urls.abs_url_for('author', slug)}#{r.anchor}")
-
-
 def _paper_bibtex(listed: Mapping[str, tuple[str, ...]], by_slug: Mapping[str, Author], r: Record) -> str:
     """The paper's BibTeX entry, as its first profiled author's export writes it (generator.render.exports)."""
     slug = paper_meta.first_listed(listed, r)
@@ -237,7 +231,6 @@ def template_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonom
                                            shown=(site.authors_shown, site.people),
                                            papers=site.paper_keys if site.papers else None),
         "authors_by_slug": by_slug, "tex": tex_to_html, "tex_text": tex_to_text,
-        "not_mine_url": functools.partial(_not_mine_url, urls, site.repository),
         "not_mine": (author_urls := AuthorUrls(urls, site.repository)).not_mine, "bibtex_url": author_urls.bibtex_url,
         "paper_url": PaperUrls(urls, site), "citation_tags": paper_meta.citation_tags,
         "paper_jsonld": paper_meta.paper_jsonld,
