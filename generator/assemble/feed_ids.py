@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+import orjson
+
 from generator.core import ids
 from generator.core.errors import SiteError
 from generator.core.model import Author, Record, title_digest
@@ -87,6 +89,25 @@ def default_id(key: str) -> str:
 
 def resolve(memory: Memory, authors: Iterable[Author]) -> FeedIds:
     """The entry ids and announcements of the site's records, given the last build's memory."""
+    authors = tuple(authors)
+    return _unchanged(memory, authors) or _resolve(memory, authors)
+
+
+def _unchanged(memory: Memory, authors: tuple[Author, ...]) -> FeedIds | None:
+    """The usual rebuild's answer, when every record's key is known with the venue it had (no new
+    key, none just published, none unpublished) and the memory is already as ``_resolve`` would
+    leave it: then ``_resolve`` gives the memory back unchanged. Two passes in C over the records
+    (0.05 s at 1,000 x 100, against 0.15 s for ``_resolve``); None otherwise."""
+    # The first record of a key decides its venue, as in _resolve: reversed, so the first is the last written.
+    known = {r.key: bool(r.venue) for a in reversed(authors) for r in reversed(a.records)}
+    if not known.items() <= memory.known.items() or len(memory.announced) > KEPT_ANNOUNCEMENTS:
+        return None
+    if any(key not in memory.known for key in memory.ids):
+        return None     # (an id of a key never known: _resolve drops it)
+    return FeedIds({k: v for k, v in memory.ids.items() if k in known}, memory.announced, memory, False)
+
+
+def _resolve(memory: Memory, authors: tuple[Author, ...]) -> FeedIds:
     records: dict[str, Record] = {}
     for a in authors:
         for r in a.records:
@@ -151,7 +172,7 @@ def read(root: Path) -> Memory:
     """The memory of the site at ``root``; an empty one when there is none yet."""
     path = root / MEMORY
     try:
-        data = json.loads(path.read_bytes())
+        data = orjson.loads(path.read_bytes())   # (json's takes 55 ms for 81,000 keys, orjson's 23)
     except FileNotFoundError:
         return Memory()
     except (OSError, ValueError) as exc:

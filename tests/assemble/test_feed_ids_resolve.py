@@ -3,8 +3,12 @@ the memory the next build starts from (issue 31 point 4; the builds are in tests
 
 from __future__ import annotations
 
+import pytest
+from hypothesis import given, settings, strategies as st
+
 from generator.assemble import feed_ids
 from generator.assemble.feed_ids import Memory, default_id, resolve
+from generator.core.errors import SiteError
 from generator.core.model import Author, Record, record_key
 
 
@@ -64,3 +68,48 @@ def test_the_memory_reads_back_what_it_wrote(tmp_path) -> None:  # noqa: ANN001
                      [author(arxiv("2401.00002", "Drift", 2025, venue="V"), typed("T", 2020))]).memory
     assert feed_ids.write(tmp_path, memory) and not feed_ids.write(tmp_path, memory)   # written once
     assert feed_ids.read(tmp_path) == memory
+
+
+KEYS = [f"arxiv:2401.0000{i}" for i in range(6)] + [typed(t, 2024).key for t in "ABC"]
+records_st = st.lists(st.tuples(st.sampled_from(KEYS), st.booleans()), max_size=8)
+
+
+def _records(pairs: list[tuple[str, bool]]) -> tuple[Record, ...]:
+    return tuple(Record(key=k, title=k, year=2024, arxiv_id=k[6:] if k.startswith("arxiv:") else None,
+                        venue="V" if v else None, published="2024-01-01T00:00:00Z") for k, v in pairs)
+
+
+@settings(max_examples=300, deadline=None)
+@given(earlier=st.lists(records_st, max_size=3), now=st.lists(records_st, max_size=3),
+       stray=st.dictionaries(st.sampled_from(KEYS), st.sampled_from(["tag:x", "tag:y"]), max_size=2))
+def test_the_usual_rebuilds_shortcut_answers_as_the_whole_resolution(earlier, now, stray) -> None:  # noqa: ANN001
+    """``_unchanged`` (no new key, none published) gives what ``_resolve`` gives, whenever it answers:
+    from memories made by earlier builds, and with ids of keys the memory may not know (a hand edit)."""
+    memory = Memory()
+    for pairs in earlier:
+        memory = resolve(memory, [author(*_records(pairs))]).memory
+    memory = Memory(memory.seq, memory.known, {**memory.ids, **stray}, memory.announced)
+    authors = tuple(author(*_records(pairs)) for pairs in now)
+    slow = feed_ids._resolve(memory, authors)
+    fast = feed_ids._unchanged(memory, authors)
+    if fast is not None:
+        assert (fast.ids, fast.announced, fast.memory, fast.changed) == (slow.ids, slow.announced, slow.memory, slow.changed)
+    assert resolve(memory, authors) == (fast or slow)
+
+
+def test_the_shortcut_takes_the_usual_rebuild() -> None:
+    pre = arxiv("2401.00002", "Drift", 2024)
+    memory = resolve(Memory(), [author(pre, typed("T", 2020))]).memory
+    assert feed_ids._unchanged(memory, (author(pre),)) is not None      # a record gone stays known
+    assert feed_ids._unchanged(memory, (author(arxiv("2401.00002", "Drift", 2025, venue="V")),)) is None
+
+
+@pytest.mark.parametrize("text", [b"{", b"\xff\xfe", b"[]", b'{"format": 1, "seq": 1, "known": {"k": 1}, "ids": {}, "announced": []}',
+                                  b'{"format": 2}', b'{"format": 1, "seq": "x", "known": {}, "ids": {}, "announced": []}'])
+def test_a_damaged_memory_names_its_file_and_how_to_restore_it(tmp_path, text: bytes) -> None:  # noqa: ANN001
+    path = tmp_path / feed_ids.MEMORY
+    path.parent.mkdir(parents=True)
+    path.write_bytes(text)
+    with pytest.raises(SiteError) as err:
+        feed_ids.read(tmp_path)
+    assert err.value.path == str(feed_ids.MEMORY) and "git checkout" in (err.value.hint or "")
