@@ -38,6 +38,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+import against  # noqa: E402
 from run import Corpus, Run, measure, our_command  # noqa: E402
 
 EDITS = 10
@@ -104,20 +105,24 @@ def change_records(root: Path, targets: tuple[tuple[Path, str], ...]) -> None:
         write_entry(path, dataclasses.replace(entry, records=records))
 
 
-def _clone_with_edits(corpus: Corpus, dest: Path) -> None:
+def _clone_with_edits(corpus: Corpus, dest: Path, site: Path | None = None) -> None:
     t0 = time.perf_counter()
-    fresh_clone(corpus.site, dest)
+    fresh_clone(site or corpus.site, dest)
     change_records(dest, edit_targets(corpus.neutral, corpus.site))
     print(f"  (ours_ci: fresh clone with output restored and {EDITS} records changed, "
           f"made in {time.perf_counter() - t0:.1f} s, untimed)", flush=True)
 
 
-def ci_build(corpus: Corpus, timeout: float) -> Run:
+def ci_build(corpus: Corpus, timeout: float, site: Path | None = None, code: Path | None = None) -> Run:
     """The timed row: our build in a restored clone of ``corpus.site`` (which must hold the output
-    and .authorsite/ of a build of its current inputs), then the clone is removed."""
+    and .authorsite/ of a build of its current inputs), then the clone is removed. ``site`` and
+    ``code``: the same for another checkout's build of its copy of the corpus (bench/against.py)."""
     scratch = Path(tempfile.mkdtemp(prefix="ci-", dir=corpus.dir))
     try:
-        _clone_with_edits(corpus, scratch / "site")
+        _clone_with_edits(corpus, scratch / "site", site)
+        if code is not None:
+            cmd = against.command(code, "-C", str(scratch / "site"), "-q", "build")
+            return measure(cmd, timeout=timeout, **against.where(code))
         return measure(our_command(scratch / "site"), timeout=timeout)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -24,6 +24,7 @@
    it and the descendants it waited for (the render processes of our build), and memory: the most the
    process tree held at once (sum of VmRSS sampled every 20 ms, never below ru_maxrss, the
    exact peak of its largest single process) and the direct child's own peak (VmHWM).
+   With --against CHECKOUT, another authorsite's builds are timed beside ours (bench/against.py).
    The edited inputs are restored after each repeat (and at the next start if a run was
    interrupted), so every repeat starts from the same corpus.
 3. A table (min / median / max, per-pair ratios to the Hugo build of the same repeat,
@@ -56,6 +57,10 @@ from typing import Any, Callable
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+import against  # noqa: E402   (bench/against.py: --against)
 SHARED = HERE / "shared"
 RESULTS = REPO / "benchmark-results"
 
@@ -414,15 +419,18 @@ def save_pristine(c: Corpus, path: Path) -> None:
         shutil.copy2(path, keep)
 
 
-def restore_pristine(c: Corpus) -> None:
-    """Put back every input file an edit changed (also after an interrupted run)."""
+def restore_pristine(c: Corpus) -> list[Path]:
+    """Put back every input file an edit changed (also after an interrupted run); the files put back."""
     if not c.pristine.is_dir():
-        return
+        return []
+    restored = []
     for keep in sorted(p for p in c.pristine.rglob("*") if p.is_file()):
         target = c.site / keep.relative_to(c.pristine)
         shutil.copy2(keep, target)
         os.utime(target)  # a restored file is a changed file: never older than the last build
+        restored.append(target)
     shutil.rmtree(c.pristine)
+    return restored
 
 
 def edit_targets(c: Corpus) -> tuple[Path, str, Path, str]:
@@ -478,13 +486,13 @@ def edit_record(c: Corpus, path: Path, key: str, n: int) -> None:
     os.utime(path)
 
 
-def serve_reload(site: Path, author_file: Path, edits: int = 3) -> list[Run]:
+def serve_reload(site: Path, author_file: Path, edits: int = 3, code: Path | None = None) -> list[Run]:
     """One serve session (its first build untimed), ``edits`` one-author edits, each timed in Chromium
     from the file write to the new text in the page (bench/serve_reload.py). Wall time only."""
     sys.path.insert(0, str(HERE))
     from serve_reload import reload_times  # noqa: E402
 
-    times, first = reload_times(site, author_file, edits)
+    times, first = reload_times(site, author_file, edits, code=code)
     print(f"  serve_reload  first build {first:.1f} s, then " + ", ".join(f"{t:.3f} s" for t in times), flush=True)
     return [Run(wall=t, cpu=0.0, maxrss_mb=0.0, main_peak_mb=0.0, tree_peak_mb=0.0, tree_pss_mb=0.0,
                 load1=os.getloadavg()[0]) for t in times]
@@ -525,7 +533,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-peer", action="store_true",
                     help="skip `hugo && pagefind` (Pagefind over a 5,000-author Hugo site needs ~17 GB)")
     ap.add_argument("--out", type=Path, help="JSON file (default benchmark-results/bench-<timestamp>.json)")
+    ap.add_argument("--against", type=Path, metavar="CHECKOUT",
+                    help="another authorsite checkout (git worktree add ../base COMMIT), timed beside ours (bench/against.py)")
     args = ap.parse_args(argv)
+    code = against.check(args.against) if args.against else None
 
     started = time.perf_counter()
     RESULTS.mkdir(exist_ok=True)
@@ -541,7 +552,10 @@ def main(argv: list[str] | None = None) -> int:
     hugo_cmd = [str(hugo), "--source", str(corpus.hugo), "--destination", str(corpus.hugo_dest), "--quiet"]
     out_dir = corpus.site / "output"
 
-    runs: dict[str, list[Run]] = {k: [] for k, *_ in ROWS}
+    runs: dict[str, list[Run]] = {k: [] for k, *_ in ROWS + against.ROWS}
+    twin_site = corpus.dir / "site-against"
+    if code is not None:
+        against.copy_inputs(corpus.site, twin_site)
     sizes: dict[str, Any] = {}
     notes: list[str] = []
 
@@ -551,9 +565,25 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {name:<13} {r.wall:8.2f} s wall {r.cpu:8.2f} s cpu {r.peak_mb:8.0f} MB  (load {r.load1:.1f})",
               flush=True)
 
+    def twins(name: str, fn: Callable[[], Run], twin: Callable[[], Run], first: bool) -> None:
+        """Our row, and with --against its twin right beside it (``first``: ours first)."""
+        pair = [(name, fn), (against.TWINS[name][0], twin)] if code is not None else [(name, fn)]
+        for n, f in (pair if first else pair[::-1]):
+            step(n, f)
+
+    def build(site: Path, *extra: str) -> Callable[[], Run]:
+        """A build of ``site`` by our code (``site`` is corpus.site) or by --against's (the twin site)."""
+        if site == corpus.site:
+            return lambda: measure([*ours, *extra], timeout=args.timeout)
+        return lambda: measure(against.command(code, "-C", str(site), "-q", "build", *extra),  # type: ignore[arg-type]
+                               timeout=args.timeout, **against.where(code))
+
+    def cold(site: Path, *extra: str) -> Run:
+        clean_site(site)
+        return build(site, *extra)()
+
     def ours_cold() -> Run:
-        clean_site(corpus.site)
-        return measure(ours, timeout=args.timeout)
+        return cold(corpus.site)
 
     def hugo_fresh() -> None:
         for p in (corpus.hugo_dest, corpus.hugo_cache, corpus.hugo / "resources"):
@@ -565,8 +595,7 @@ def main(argv: list[str] | None = None) -> int:
         return measure(hugo_cmd, env=hugo_env, timeout=args.timeout)
 
     def ours_cold_nosearch() -> Run:
-        clean_site(corpus.site)
-        return measure([*ours, "--no-search"], timeout=args.timeout)
+        return cold(corpus.site, "--no-search")
 
     def hugo_pagefind() -> Run:
         # the Hugo Blox way to get search: Hugo, then Pagefind over Hugo's output, one process tree
@@ -600,27 +629,41 @@ def main(argv: list[str] | None = None) -> int:
             # the peer pair first (their outputs are measured, then replaced), then ours with search
             # and Hugo alone, whose outputs the rebuilds below start from; which side goes first alternates
             flip = 1 if i % 2 == 0 else -1
+            mine = i % 2 == 0   # with --against: whether ours goes first
+            twin_cold = {"ours_cold_nosearch": lambda: cold(twin_site, "--no-search"), "ours_cold": lambda: cold(twin_site)}
             for pair in ((("ours_cold_nosearch", ours_cold_nosearch), ("hugo_pagefind", hugo_pagefind)),
                          (("ours_cold", ours_cold), ("hugo_cold", hugo_cold))):
                 for name, fn in pair[::flip]:
-                    if not (args.no_peer and name == "hugo_pagefind"):
+                    if name in twin_cold:
+                        twins(name, fn, twin_cold[name], mine)
+                    elif not (args.no_peer and name == "hugo_pagefind"):
                         step(name, fn)
                 if i == 0:
                     (ours_run, ours_size), (hugo_run, hugo_size) = [(n, SIZE_NAMES[n]) for n, _ in pair]
                     sizes[ours_size] = tree_stats(out_dir, SEARCH_INDEX)
                     if runs[hugo_run]:   # not with --no-peer
                         sizes[hugo_size] = tree_stats(corpus.hugo_dest)
-            step("ours_ci", lambda: ci_build(corpus, args.timeout))   # the output is ours_cold's here
+            twins("ours_ci", lambda: ci_build(corpus, args.timeout),   # the output is ours_cold's here
+                  lambda: ci_build(corpus, args.timeout, twin_site, code), mine)
             step("hugo_rebuild", lambda: measure(hugo_cmd, env=hugo_env, timeout=args.timeout))
-            step("ours_noop", lambda: measure(ours, timeout=args.timeout))
+            twins("ours_noop", build(corpus.site), build(twin_site), mine)
             edit_author(corpus, author_file, i + 1)
-            step("ours_author", lambda: measure(ours, timeout=args.timeout))
+            if code is not None:
+                against.mirror(corpus.site, twin_site, author_file)
+            twins("ours_author", build(corpus.site), build(twin_site), mine)
             edit_record(corpus, cache_path, record_key, i + 1)
-            step("ours_record", lambda: measure(ours, timeout=args.timeout))
+            if code is not None:
+                against.mirror(corpus.site, twin_site, cache_path)
+            twins("ours_record", build(corpus.site), build(twin_site), mine)
             step("search", search_alone)
             if i == 0:
                 runs["serve_reload"] += serve_reload(corpus.site, author_file)
-            restore_pristine(corpus)
+                if code is not None:
+                    runs["against_serve_reload"] += serve_reload(twin_site, twin_site / author_file.relative_to(corpus.site),
+                                                                 code=code)
+            for path in restore_pristine(corpus):
+                if code is not None:
+                    against.mirror(corpus.site, twin_site, path)
             done += 1
             per_repeat = time.perf_counter() - t_rep
             elapsed = time.perf_counter() - started
@@ -643,9 +686,13 @@ def main(argv: list[str] | None = None) -> int:
                      "the measurements mix two versions of the code")
     report = make_report(args, corpus, runs, sizes, notes, hugo, done, time.perf_counter() - started)
     report["refresh"] = refresh
+    if code is not None:
+        report["against"] = against.report(runs, code)
     report["code"] = {"start": code_at_start, "end": code_at_end,
                       "changed_during_run": code_at_end["fingerprint"] != code_at_start["fingerprint"]}
     print_report(report)
+    if code is not None:
+        against.print_report(report["against"], {k: label for k, label, *_ in ROWS})
     print_row(report["refresh"])
     if report["code"]["changed_during_run"]:
         print("WARNING: generator/ or themes/ changed during the run; the numbers mix two versions")
@@ -659,7 +706,7 @@ def main(argv: list[str] | None = None) -> int:
 def make_report(args: argparse.Namespace, corpus: Corpus, runs: dict[str, list[Run]], sizes: dict[str, Any],
                 notes: list[str], hugo: Path, done: int, total_seconds: float) -> dict[str, Any]:
     rows = {key: _row(label, runs[key], runs.get(base or "", []), target) | {"baseline": base}
-            for key, label, target, base in ROWS if runs[key]}
+            for key, label, target, base in ROWS + against.ROWS if runs.get(key)}
     if "serve_reload" in rows:
         row = rows["serve_reload"]
         row["target_seconds"] = SERVE_TARGET_S

@@ -32,12 +32,14 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 
 
-def _start(site: Path, timeout: float, log: Path) -> tuple[subprocess.Popen[bytes], str, float]:
-    """The serve process (its log, with -v, in ``log``), its URL, and the seconds its first build took."""
+def _start(site: Path, timeout: float, log: Path, code: Path | None = None) -> tuple[subprocess.Popen[bytes], str, float]:
+    """The serve process (its log, with -v, in ``log``), its URL, and the seconds its first build took.
+    ``code``: another authorsite checkout to serve with (bench/against.py)."""
     t0 = time.perf_counter()
+    where = {"cwd": code, "env": {**os.environ, "PYTHONPATH": str(code)}} if code is not None else {}
     with open(log, "wb") as sink:    # a file, not a pipe: a pipe nobody reads would block serve's logging
         proc = subprocess.Popen([sys.executable, "-m", "generator", "-v", "-C", str(site), "serve", "--port", "0"],
-                                stderr=sink, stdout=subprocess.DEVNULL, start_new_session=True)
+                                stderr=sink, stdout=subprocess.DEVNULL, start_new_session=True, **where)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and proc.poll() is None:
         m = re.search(r"serving (http://\S+/)", log.read_text("utf-8", "replace"))
@@ -73,7 +75,7 @@ def _edited(text: str, n: int) -> str:
 
 
 def reload_times(site: Path, author_file: Path, edits: int = 3, timeout: float = 3600,
-                 log: Path | None = None) -> tuple[list[float], float]:
+                 log: Path | None = None, code: Path | None = None) -> tuple[list[float], float]:
     """(seconds from each write to the new text in the page, seconds of serve's first build).
     serve's log goes to ``log`` (default: a temporary file, removed)."""
     from playwright.sync_api import sync_playwright
@@ -83,7 +85,7 @@ def reload_times(site: Path, author_file: Path, edits: int = 3, timeout: float =
     author_file.write_bytes(original)
     slug = author_file.stem
     log_file = log or Path(tempfile.mkstemp(prefix="serve-reload-", suffix=".log")[1])
-    proc, url, first = _start(site, timeout, log_file)
+    proc, url, first = _start(site, timeout, log_file, code)
     times = []
     try:
         with sync_playwright() as pw:
