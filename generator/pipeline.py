@@ -200,7 +200,7 @@ def _prelink(root: Path, target: Path | None, workers: int) -> Prelink | None:
 def _remember(root: Path, site: SiteModel, inputs: Inputs) -> str:
     """Once the output is swapped in: the feeds' memory of the ids they published written
     (generator.assemble.feed_ids), when it changed; the inputs digest the manifest records with it."""
-    if site.feeds is None or not site.feeds.changed or not feed_ids.write(root, site.feeds.memory):
+    if site.feeds is None or site.feeds.memory is None or not feed_ids.write(root, site.feeds.memory):
         return inputs.digest
     log.debug("wrote %s", feed_ids.MEMORY)
     return inputs.with_memory(feed_ids.to_bytes(site.feeds.memory))

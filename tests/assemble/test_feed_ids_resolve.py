@@ -40,7 +40,7 @@ def test_a_key_that_grew_from_a_known_one_keeps_its_id_and_moves_its_announcemen
     assert got.ids == {merged.key: default_id(old.key)}
     assert old.key not in got.memory.known and got.memory.ids == {merged.key: default_id(old.key)}
     again = resolve(got.memory, [author(merged)])          # and keeps it from then on
-    assert again.ids == got.ids and again.memory == got.memory
+    assert again.ids == got.ids and again.memory is None                # (unchanged: nothing to write)
 
 
 def test_a_known_key_held_by_a_record_is_not_taken_by_another() -> None:
@@ -87,13 +87,13 @@ def test_the_usual_rebuilds_shortcut_answers_as_the_whole_resolution(earlier, no
     from memories made by earlier builds, and with ids of keys the memory may not know (a hand edit)."""
     memory = Memory()
     for pairs in earlier:
-        memory = resolve(memory, [author(*_records(pairs))]).memory
+        memory = resolve(memory, [author(*_records(pairs))]).memory or memory
     memory = Memory(memory.seq, memory.known, {**memory.ids, **stray}, memory.announced)
     authors = tuple(author(*_records(pairs)) for pairs in now)
     slow = feed_ids._resolve(memory, authors)
     fast = feed_ids._unchanged(memory, authors)
     if fast is not None:
-        assert (fast.ids, fast.announced, fast.memory, fast.changed) == (slow.ids, slow.announced, slow.memory, slow.changed)
+        assert (fast.ids, fast.announced, fast.memory) == (slow.ids, slow.announced, slow.memory)
     assert resolve(memory, authors) == (fast or slow)
 
 
