@@ -48,10 +48,13 @@ def command(code: Path, *args: str) -> list[str]:
 
 
 def check(code: Path) -> Path:
+    """The checkout, its modules compiled as ``make bench`` compiles ours (so that neither side
+    compiles its source on every run, which PYTHONDONTWRITEBYTECODE would make it do)."""
     code = code.resolve()
     if not (code / "generator" / "__main__.py").is_file():
         sys.exit(f"error: --against {code}: not an authorsite checkout (no generator/__main__.py); "
                  "make one with: git worktree add ../base COMMIT")
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(code / "generator")], check=True)
     return code
 
 
