@@ -42,9 +42,9 @@ def where(code: Path | None) -> dict[str, Any]:
     return {"cwd": code, "env": {**os.environ, "PYTHONPATH": str(code)}}
 
 
-def command(code: Path, *args: str) -> list[str]:
-    """``authorsite ARGS`` as the checkout ``code`` runs it (with ``where(code)``)."""
-    return [sys.executable, "-m", "generator", *args]
+def build(site: Path, *extra: str) -> list[str]:
+    """``authorsite -C SITE -q build EXTRA`` as another checkout runs it (with ``where(code)``)."""
+    return [sys.executable, "-m", "generator", "-C", str(site), "-q", "build", *extra]
 
 
 def check(code: Path) -> Path:
@@ -82,6 +82,8 @@ def mirror(site: Path, dest: Path, path: Path) -> None:
 
 def report(runs: dict[str, list[Any]], code: Path) -> dict[str, Any]:
     """Ours / against per repeat, for each row measured on both sides."""
+    from run import summarize   # (run imports this module)
+
     rows = {}
     for ours, (twin, _label) in TWINS.items():
         a, b = runs.get(ours, []), runs.get(twin, [])
@@ -91,14 +93,10 @@ def report(runs: dict[str, list[Any]], code: Path) -> dict[str, Any]:
         cpu = [x.cpu / y.cpu for x, y in zip(a, b) if y.cpu > 0]
         rows[ours] = {
             "ours_wall": statistics.median(x.wall for x in a), "against_wall": statistics.median(y.wall for y in b),
-            "ratio": _summary(ratio), "cpu_ratio": _summary(cpu) if cpu else None,
+            "ratio": summarize(ratio), "cpu_ratio": summarize(cpu) if cpu else None,
             "ours_peak_mb": statistics.median(x.peak_mb for x in a),
             "against_peak_mb": statistics.median(y.peak_mb for y in b), "pairs": len(ratio)}
     return {"path": str(code), "commit": revision(code), "rows": rows}
-
-
-def _summary(values: list[float]) -> dict[str, float]:
-    return {"min": min(values), "median": statistics.median(values), "max": max(values)}
 
 
 def print_report(rep: dict[str, Any], labels: dict[str, str]) -> None:

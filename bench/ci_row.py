@@ -121,8 +121,7 @@ def ci_build(corpus: Corpus, timeout: float, site: Path | None = None, code: Pat
     try:
         _clone_with_edits(corpus, scratch / "site", site)
         if code is not None:
-            cmd = against.command(code, "-C", str(scratch / "site"), "-q", "build")
-            return measure(cmd, timeout=timeout, **against.where(code))
+            return measure(against.build(scratch / "site"), timeout=timeout, **against.where(code))
         return measure(our_command(scratch / "site"), timeout=timeout)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

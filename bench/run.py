@@ -575,8 +575,7 @@ def main(argv: list[str] | None = None) -> int:
         """A build of ``site`` by our code (``site`` is corpus.site) or by --against's (the twin site)."""
         if site == corpus.site:
             return lambda: measure([*ours, *extra], timeout=args.timeout)
-        return lambda: measure(against.command(code, "-C", str(site), "-q", "build", *extra),  # type: ignore[arg-type]
-                               timeout=args.timeout, **against.where(code))
+        return lambda: measure(against.build(site, *extra), timeout=args.timeout, **against.where(code))
 
     def cold(site: Path, *extra: str) -> Run:
         clean_site(site)

@@ -27,6 +27,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import against  # noqa: E402   (bench/against.py: serve by another checkout)
+
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
@@ -36,10 +39,9 @@ def _start(site: Path, timeout: float, log: Path, code: Path | None = None) -> t
     """The serve process (its log, with -v, in ``log``), its URL, and the seconds its first build took.
     ``code``: another authorsite checkout to serve with (bench/against.py)."""
     t0 = time.perf_counter()
-    where = {"cwd": code, "env": {**os.environ, "PYTHONPATH": str(code)}} if code is not None else {}
     with open(log, "wb") as sink:    # a file, not a pipe: a pipe nobody reads would block serve's logging
         proc = subprocess.Popen([sys.executable, "-m", "generator", "-v", "-C", str(site), "serve", "--port", "0"],
-                                stderr=sink, stdout=subprocess.DEVNULL, start_new_session=True, **where)
+                                stderr=sink, stdout=subprocess.DEVNULL, start_new_session=True, **against.where(code))
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and proc.poll() is None:
         m = re.search(r"serving (http://\S+/)", log.read_text("utf-8", "replace"))
