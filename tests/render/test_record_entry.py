@@ -169,9 +169,17 @@ def test_buttons_look_alike_and_bibtex_copies_one_entry(quality_site: Path, brow
 
 
 def test_bibtex_link_without_javascript_is_the_authors_file(quality_site: Path) -> None:
+    """Each record's "BibTeX" link is the author's publications.bib, and says which entry is the
+    record's (its place in the file, 1 for the first): the one with the record's title and year."""
     html = (quality_site / "authors/jane-doe/index.html").read_text("utf-8")
-    hrefs = set(re.findall(r'<a class="bibtex" href="([^"]+)" data-bibtex-key="(\w+)" download>BibTeX</a>', html))
+    links = re.findall(r'<a class="bibtex" href="([^"]+)" data-bibtex-entry="(\d+)" download>BibTeX</a>', html)
     base = BASE_URL.split("example.github.io", 1)[1]
-    assert hrefs and {h for h, _ in hrefs} == {f"{base}authors/jane-doe/publications.bib"}
+    assert links and {h for h, _ in links} == {f"{base}authors/jane-doe/publications.bib"}
     bib = (quality_site / "authors/jane-doe/publications.bib").read_text("utf-8")
-    assert all(f"{{{key},\n" in bib for _, key in hrefs)
+    entries = re.split(r"(?m)^(?=@\w+\{)", bib)[1:]
+    records = [li for li in parse_html(html).find_all("li", "record") if li.find_all("a", "bibtex")]
+    assert len(records) == len(links) and len(entries) >= len({n for _, n in links})
+    for li, (_, n) in zip(records, links):
+        entry = entries[int(n) - 1]
+        title = li.find("h3", "record-title").text().split()
+        assert all(w.strip(".,:$\\{}") in entry for w in title[:3]), (n, title, entry)

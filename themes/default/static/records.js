@@ -7,19 +7,21 @@
    (data-copied, in the site's language). */
 (function () {
   var status = document.getElementById("copy-status");
-  function entry(text, key) {
-    var start = text.search(new RegExp("^@\\w+\\{" + key.replace(/[^\w-]/g, "") + ",", "m"));
-    if (start < 0) { return null; }
-    var end = text.indexOf("\n}\n", start);
-    return text.slice(start, end < 0 ? text.length : end + 2) + "\n";
+  function entry(text, n) {
+    /* The n-th entry (1 for the first): each starts a line with "@"; its fields are indented. */
+    var starts = [], found, at = /^@\w+\{/gm;
+    while ((found = at.exec(text)) !== null) { starts.push(found.index); }
+    if (!(n >= 1 && n <= starts.length)) { return null; }
+    var end = n < starts.length ? starts[n] : text.length;
+    return text.slice(starts[n - 1], end).replace(/\s+$/, "") + "\n";
   }
   document.addEventListener("click", function (event) {
-    var link = event.target.closest && event.target.closest("a[data-bibtex-key]");
+    var link = event.target.closest && event.target.closest("a[data-bibtex-entry]");
     if (!link || !navigator.clipboard || !window.fetch) { return; }
     event.preventDefault();
     fetch(link.href).then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
       .then(function (text) {
-        var bib = entry(text, link.getAttribute("data-bibtex-key"));
+        var bib = entry(text, parseInt(link.getAttribute("data-bibtex-entry"), 10));
         return bib ? navigator.clipboard.writeText(bib) : Promise.reject("no entry");
       })
       .then(function () { if (status) { status.textContent = status.getAttribute("data-copied") || "BibTeX copied."; } })
