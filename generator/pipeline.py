@@ -27,7 +27,7 @@ from generator.config.site import domain_mismatch
 from generator.core.errors import SiteError, plural
 from generator.core.files import build_lock
 from generator.render.i18n import language_warning
-from generator.incremental import hollow
+from generator.incremental import feed_kept, hollow
 from generator.incremental.parsed import ParsedInputs
 from generator.incremental.prelink import Prelink, Staging
 from generator.incremental.snapshot import load_authors
@@ -64,7 +64,7 @@ def run(root: Path, clock: Clock, inputs: Inputs, target: Path | None, *, base_u
             authors, warnings = _read_cache(config, strict, parsed, inputs, pool.workers)
             kept = [a.records for a in authors.authors]
             clock.stage(f"read cache ({authors.assembled} authors assembled)")
-            site = _assemble(config, authors, parsed)
+            site = _assemble(config, authors, parsed, inputs)
             clock.stage("assemble")
             digester = jobs.Digester(site)
             last = authors.seed(digester, parsed)
@@ -139,15 +139,17 @@ def _strict_warnings(config: SiteConfig, parsed: ParsedInputs) -> list[str]:
     return site_warnings(config, read_all(config, parsed=parsed), with_lint=True)
 
 
-def _assemble(config: SiteConfig, authors: Authors, parsed: ParsedInputs | None = None) -> SiteModel:
-    """The site-wide parts of the model (who lists which record, subjects, people) around the
-    authors; each subject's records in the last build's order when nothing that orders them
-    changed (generator.incremental.subject_order)."""
+def _assemble(config: SiteConfig, authors: Authors, parsed: ParsedInputs, inputs: Inputs) -> SiteModel:
+    """The site-wide parts of the model (who lists which record, subjects, people, the feeds'
+    entry ids) around the authors; each subject's records in the last build's order, and the
+    feeds' ids as it resolved them, when nothing they follow from changed
+    (generator.incremental.subject_order, feed_kept)."""
     tax = load_taxonomy()
     orders = [p.order for p in authors.parts]
     made = subjects(authors.authors, orders, tax, parsed)
     listed = listings(authors.authors, orders, config.feed_size, parsed)
-    site = assemble(config, Store(), tax, authors.authors, made, listed, feed_ids.read(config.root))
+    feeds = feed_kept.feed_ids(config.root, authors.authors, orders, inputs, parsed)
+    site = assemble(config, Store(), tax, authors.authors, made, listed, feeds)
     log.info("assembled %s, %s", plural(len(site.authors), "author"), plural(len(site.subjects), "subject"))
     return site
 

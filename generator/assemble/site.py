@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from generator.config import AuthorConfig, SiteConfig
 from generator.config.accent import dark_variant
-from generator.assemble.feed_ids import Memory, resolve
+from generator.assemble.feed_ids import FeedIds, Memory, resolve
 from generator.config.schema import LAB_AUTHORS
 from generator.config.sources import kind_of
 from generator.assemble.filters import decide, normalize_name
@@ -34,12 +34,14 @@ from generator.core.taxonomy import Category, Taxonomy
 def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
              authors: tuple[Author, ...] | None = None, subjects: tuple[Subject, ...] | None = None,
              listed: tuple[Mapping[str, tuple[str, ...]], tuple[Record, ...]] | None = None,
-             feeds: Memory | None = None) -> SiteModel:
+             feeds: Memory | FeedIds | None = None) -> SiteModel:
     """The site model. ``authors``: each author of ``config`` already assembled (``assemble_author``;
     the preview keeps those whose inputs did not change); ``subjects``: ``subjects_of(authors)``,
     and ``listed``: (``record_authors(authors)``, ``newest(authors, config.feed_size)``), made
     already (a build takes them from the last build when it can, generator.incremental.subject_order);
-    ``feeds``: what the feeds published before (generator.assemble.feed_ids), whose entry ids they keep."""
+    ``feeds``: what the feeds published before (generator.assemble.feed_ids), whose entry ids they
+    keep, or those ids already resolved (a build takes them from the last build when it can,
+    generator.incremental.feed_kept)."""
     if authors is None:
         authors = tuple(assemble_author(a, store, taxonomy, config.citations) for a in config.authors)
     if listed is None:
@@ -63,7 +65,7 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
         feed_size=config.feed_size, authors_shown=config.authors_shown, venues=config.venues, groups=_groups(config),
         accent=(config.accent, dark_variant(config.accent)) if config.accent else None,
         repository=config.repository, papers=papers, paper_keys=collisions(listed[0]) if papers else {},
-        newest=listed[1], feeds=resolve(feeds, authors) if feeds is not None else None,
+        newest=listed[1], feeds=resolve(feeds, authors) if isinstance(feeds, Memory) else feeds,
         publications=_lab_size(config.publications, config),
     )
 

@@ -7,8 +7,9 @@ reached from the pipeline through a few seams:
 - loading: ``inputs`` (each input file digested once; the "nothing changed" check),
   ``parsed`` (parsed YAML and cache files kept by content), ``snapshot``, ``hollow`` and ``values``
   (each author as the last build assembled it, its records filled on first use);
-- planning: ``canonical`` (job digests encoded in C), ``subject_order`` and ``subject_jobs``
-  (each subject's records and job digests kept while the subject is unchanged);
+- assembling and planning: ``canonical`` (job digests encoded in C), ``subject_order`` and ``subject_jobs``
+  (each subject's records and job digests kept while the subject is unchanged), ``feed_kept``
+  (the feeds' entry ids kept while the records' keys and venues and the feeds' memory are);
 - the preview: ``memory`` (what ``serve`` keeps between edits: configuration, store, authors,
   the site-wide model; ``serve --no-reuse`` keeps none of it);
 - output: ``prelink`` (the staging folder linked from the last output while the build loads),

@@ -38,8 +38,10 @@ Listings = tuple[dict[str, tuple[str, ...]], tuple[Record, ...]]   # (who lists 
 
 
 def order_digest(records: Sequence[Record]) -> bytes:
-    """What places an author's records in the subjects: each one's key, year, date and subjects."""
-    fields = tuple([(r.key, r.year, r.published, r.subjects) for r in records])
+    """What places an author's records in the subjects (each one's key, year, date and subjects),
+    and whether each has a venue: with the keys, what the feeds' entry ids follow from
+    (generator.incremental.feed_kept)."""
+    fields = tuple([(r.key, r.year, r.published, r.subjects, bool(r.venue)) for r in records])
     return hashlib.sha256(marshal.dumps(fields, 2)).digest()
 
 
@@ -47,7 +49,7 @@ def subjects(authors: Sequence[Author], orders: Sequence[bytes], tax: Taxonomy,
              parsed: ParsedInputs | None) -> tuple[Subject, ...]:
     """``assemble.subjects_of(authors)``; from the last build's positions when ``orders`` (each
     author's ``order_digest``) are what they were."""
-    key = _key(authors, orders)
+    key = site_key(authors, orders)
     if parsed is None or key is None:
         return subjects_of(authors, tax)
     hit = parsed.lookup(KIND, "site", key)
@@ -64,7 +66,7 @@ def listings(authors: Sequence[Author], orders: Sequence[bytes], feed_size: int,
     each record and the site feed's records follow from what orders them too (each author's
     slug, in site order, and its records' keys, years and dates), so they are kept with the same
     key (the feed's records as (author, record) positions: this build's objects are taken)."""
-    key = _key(authors, orders)
+    key = site_key(authors, orders)
     if parsed is None or key is None:
         return record_authors(authors), newest(authors, feed_size)
     key += b"%d" % feed_size
@@ -115,7 +117,8 @@ def _listings_taken(kept: object, authors: Sequence[Author]) -> Listings | None:
     return None if newest_records is None else (listed, newest_records)
 
 
-def _key(authors: Sequence[Author], orders: Sequence[bytes]) -> bytes | None:
+def site_key(authors: Sequence[Author], orders: Sequence[bytes]) -> bytes | None:
+    """The digest of each author's slug and ``order_digest``, in site order; None when one is not known."""
     if len(orders) != len(authors) or not all(orders):
         return None
     h = hashlib.sha256()

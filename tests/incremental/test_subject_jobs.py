@@ -24,8 +24,9 @@ def _plans(root: Path) -> tuple[dict[str, str], dict[str, str], int]:
     how many outputs the kept digests gave), keeping them anew as a build does."""
     parsed = ParsedInputs(root)
     config = load_config(root, None, parsed)
-    authors, _ = _read_cache(config, False, parsed, read_inputs(root, OPTIONS), 1)
-    site = _assemble(config, authors, parsed)
+    inputs = read_inputs(root, OPTIONS)
+    authors, _ = _read_cache(config, False, parsed, inputs, 1)
+    site = _assemble(config, authors, parsed, inputs)
     digester = jobs.Digester(site)
     taken = SubjectJobs.plan(site, digester, jobs.common_digest(root, site, OPTIONS, config.theme), parsed).known
     kept = {j.rel_path: j.digest for j in plan_site(config, site, OPTIONS, False, digester, parsed=parsed)}
@@ -90,8 +91,9 @@ def test_a_digester_kept_from_another_plan_gives_this_sites_digests(tmp_path: Pa
     cli(root, "build", "--no-search", workers=1)
     parsed = ParsedInputs(root)
     config = load_config(root, None, parsed)
-    authors, _ = _read_cache(config, False, parsed, read_inputs(root, OPTIONS), 1)
-    first = _assemble(config, authors, parsed)
+    inputs = read_inputs(root, OPTIONS)
+    authors, _ = _read_cache(config, False, parsed, inputs, 1)
+    first = _assemble(config, authors, parsed, inputs)
     digester = jobs.Digester(first)
     plan_site(config, first, OPTIONS, False, digester, parsed=parsed)
     # another author now lists a record of a001's, under another subject: its listing, so its
@@ -102,8 +104,9 @@ def test_a_digester_kept_from_another_plan_gives_this_sites_digests(tmp_path: Pa
     assert path is not None
     entry = read_entry(path)
     write_entry(path, dataclasses.replace(entry, records=(*entry.records, shared)))
-    authors, _ = _read_cache(config, False, parsed, read_inputs(root, OPTIONS), 1)
-    second = _assemble(config, authors, parsed)
+    inputs = read_inputs(root, OPTIONS)
+    authors, _ = _read_cache(config, False, parsed, inputs, 1)
+    second = _assemble(config, authors, parsed, inputs)
     kept = {j.rel_path: j.digest for j in plan_site(config, second, OPTIONS, False, digester, parsed=parsed)}
     fresh = {j.rel_path: j.digest for j in plan_site(config, second, OPTIONS, False, jobs.Digester(second))}
     assert kept == fresh

@@ -104,9 +104,9 @@ def test_positions_that_do_not_fit_are_never_taken(tmp_path: Path) -> None:
     authors = _authors(3)
     parsed = ParsedInputs(tmp_path)
     subjects(authors, _orders(authors), TAX, parsed)
-    from generator.incremental.subject_order import _key
+    from generator.incremental.subject_order import site_key
 
-    key = _key(authors, _orders(authors))
+    key = site_key(authors, _orders(authors))
     assert key is not None
     bad = tuple((code, bytes(8 * 3) + b"\xff\xff\x00\x00\x01\x00\x00\x00", counts)
                 for code, _, counts in parsed.lookup(KIND, "site", key)[0])   # type: ignore[index]
@@ -148,6 +148,6 @@ def test_kept_listings_that_do_not_fit_are_made_anew(tmp_path: Path) -> None:
     parsed = ParsedInputs(tmp_path)
     listings(authors, _orders(authors), 5, parsed)
     for bad in [("x", b""), ({"k": ("a",)}, array("i", [0, 999]).tobytes()), ({"k": ["a"]}, b""), ({}, b"\x01")]:
-        key = [k for k in [subject_order._key(authors, _orders(authors))] if k is not None][0] + b"5"
+        key = [k for k in [subject_order.site_key(authors, _orders(authors))] if k is not None][0] + b"5"
         parsed.put(subject_order.LISTINGS, "site", key, bad)
         _same_listings(listings(authors, _orders(authors), 5, ParsedInputs(tmp_path)), authors, 5)
