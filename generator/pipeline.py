@@ -44,6 +44,12 @@ from generator.render.themes import make_environment, static_dirs, theme_problem
 if TYPE_CHECKING:
     import jinja2
 
+    from generator.config import SiteConfig
+    from generator.core.model import Record, SiteModel
+    from generator.incremental.inputs import Inputs
+    from generator.incremental.snapshot import Authors
+    from generator.write.sitesize import SiteSize
+
 
 log = logging.getLogger(__name__)
 

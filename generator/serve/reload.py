@@ -15,6 +15,7 @@ import json
 import threading
 import time
 from typing import Collection
+from pathlib import Path
 
 _SCRIPT = """<script>
 (function () {
