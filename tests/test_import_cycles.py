@@ -144,7 +144,7 @@ FOLDERS = {
 INCREMENTAL = {
     "base": "values",
     "load": "__init__ inputs parsed",
-    "assemble": "hollow subject_order memory",
+    "assemble": "hollow subject_order feed_kept memory",
     "plan": "canonical snapshot subject_jobs search_kept search_patch",
     "write": "prelink",
 }
