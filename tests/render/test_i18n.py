@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import gettext
 import re
 import subprocess
 import sys
@@ -161,3 +162,21 @@ def test_check_names_the_languages_and_a_broken_site_catalogue(tmp_path: Path) -
     assert language_note(load_site(tmp_path)).endswith("with the site's own locale/de-AT/messages.po")
     problems, _warnings = run_check(tmp_path)
     assert [p for p in problems if p.startswith("locale/de-AT/messages.po:3: ")], problems
+
+
+@pytest.mark.parametrize(("tag", "forms", "direction"), [
+    ("en", [("one", 1), ("other", 0)], "ltr"),
+    ("ar", [("few", 3), ("many", 11), ("one", 1), ("other", 100), ("two", 2), ("zero", 0)], "rtl"),
+    ("he", None, "rtl"),
+])
+def test_plural_forms_and_direction_as_cldr_says(tag: str, forms: list[tuple[str, int]] | None, direction: str) -> None:
+    """The plural forms, worked out on first use (an English site reads no CLDR data), are each
+    form's smallest number; the direction is CLDR's character order (English's without asking)."""
+    lang = i18n.site_language(None, tag)
+    got = i18n.Formats(lang.locale, gettext.NullTranslations()).plural_forms
+    locale = Locale.parse(tag)
+    expected = sorted({locale.plural_form(n): n for n in reversed(range(1000))}.items())
+    assert list(got) == expected and len(got) == len(expected) and got[0] == expected[0]
+    if forms is not None:
+        assert list(got) == forms
+    assert lang.direction == direction
