@@ -35,18 +35,16 @@ def feed_ids(root: Path, authors: Sequence[Author], orders: Sequence[bytes], inp
     each author's ``order_digest`` (``orders``, in site order) are what they were."""
     key = site_key(authors, orders)
     memory = inputs.file_digest(root / FEED_MEMORY)
-    if key is None:
-        return resolve(read(root), authors)
-    key += memory or b"no memory"
-    hit = parsed.lookup(KIND, "site", key)
-    kept = _taken(hit[0]) if hit is not None else None
-    if kept is not None:
-        return kept
+    if key is not None and memory is not None:   # (no memory yet: the answer changes it, so none is kept)
+        key += memory
+        hit = parsed.lookup(KIND, "site", key)
+        kept = _taken(hit[0]) if hit is not None else None
+        if kept is not None:
+            return kept
     made = resolve(read(root), authors)
-    if not made.changed and memory is not None:
+    if key is not None and memory is not None and not made.changed:
         parsed.put(KIND, "site", key, (dict(made.ids), made.announced))
     return made
-
 
 def _taken(kept: object) -> FeedIds | None:
     """The kept answer, or None when it is not of that shape."""

@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 import threading
 import time
-from typing import Collection
 from pathlib import Path
+from typing import Collection
 
 _SCRIPT = """<script>
 (function () {
