@@ -46,6 +46,7 @@ def feed_ids(root: Path, authors: Sequence[Author], orders: Sequence[bytes], inp
         parsed.put(KIND, "site", key, (dict(made.ids), made.announced))
     return made
 
+
 def _taken(kept: object) -> FeedIds | None:
     """The kept answer, or None when it is not of that shape."""
     if not (isinstance(kept, tuple) and len(kept) == 2 and isinstance(kept[0], dict) and isinstance(kept[1], tuple)):
