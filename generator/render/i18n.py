@@ -216,6 +216,8 @@ def catalogue_key(t: gettext.NullTranslations) -> str:
     return hashlib.sha256(repr(entries).encode("utf-8")).hexdigest()[:16]
 
 
+_FILLED_MAX = 50_000   # messages with values kept per process (a few thousand on a 1,000-author site)
+
 # The gettext functions a template calls, each also a filter that ``_Fold`` calls directly.
 _FUNCTIONS = ("_", "gettext", "ngettext", "pgettext", "npgettext")
 
@@ -250,11 +252,12 @@ class _Gettext:
     ``%`` on every call) cost 18 us a call, a hundred times a literal's, on every record's
     partial; these cost what a global function's call costs."""
 
-    __slots__ = ("_t", "_plain")
+    __slots__ = ("_t", "_plain", "_filled")
 
     def __init__(self, t: gettext.NullTranslations) -> None:
         self._t = t
         self._plain: dict[str, Markup] = {}
+        self._filled: dict[tuple[object, ...], Markup] = {}
 
     def gettext(self, message: str, /, **values: object) -> Markup:
         if not values:
@@ -262,7 +265,23 @@ class _Gettext:
             if text is None:
                 text = self._plain[message] = Markup(self._t.gettext(message)) % {}
             return text
-        return Markup(self._t.gettext(message)) % values
+        return self._fill(message, values)
+
+    def _fill(self, message: str, values: dict[str, object]) -> Markup:
+        """A message with values, kept by the message and each value with its type (a Markup and
+        a str of the same text print differently, as do 1 and True): the same few are filled on
+        thousands of records ("Abstract on %(name)s’s page", a venue and year), and a Markup ``%``
+        escapes every value anew (5 us). Unhashable values are filled each time."""
+        key = (message, *[(k, type(v), v) for k, v in values.items()])
+        try:
+            text = self._filled.get(key)
+        except TypeError:
+            return Markup(self._t.gettext(message)) % values
+        if text is None:
+            if len(self._filled) >= _FILLED_MAX:
+                self._filled.clear()
+            text = self._filled[key] = Markup(self._t.gettext(message)) % values
+        return text
 
     def ngettext(self, singular: str, plural: str, n: int, /, **values: object) -> Markup:
         values.setdefault("num", n)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, MutableMapping
 import jinja2
 import jinja2.bccache
 from jinja2 import nodes
+from jinja2.compiler import CodeGenerator, Frame, optimizeconst
 import orjson
 
 from generator.core.errors import Problem, SiteError
@@ -125,6 +126,24 @@ class _Template(jinja2.Template):
         return template
 
 
+class _Code(CodeGenerator):
+    """Jinja's code generator, with ``a.b`` compiled to the builtin ``getattr(a, "b", missing)``
+    and ``environment.getattr(a, "b")`` only when ``a`` has no attribute ``b`` (then ``a["b"]``, or
+    undefined), instead of ``environment.getattr`` on every access. The same values: that method
+    tries ``getattr`` first. A record's partial reads 40 attributes, 850,000 calls of a Python
+    method in a cold build of 150 authors."""
+
+    @optimizeconst
+    def visit_Getattr(self, node: nodes.Getattr, frame: Frame) -> None:  # noqa: N802 - Jinja's naming
+        if self.environment.is_async:
+            CodeGenerator.visit_Getattr.__wrapped__(self, node, frame)
+            return
+        attr = repr(node.attr)
+        self.write("(_ga_v if (_ga_v := getattr((_ga_o := ")
+        self.visit(node.node, frame)
+        self.write(f"), {attr}, missing)) is not missing else environment.getattr(_ga_o, {attr}))")
+
+
 class _Environment(jinja2.Environment):
     """Jinja's environment, with each message that has no values (``{{ _("Search") }}``) made a
     constant when its template compiles, by ``fold`` (set by ``i18n.install`` for the site's
@@ -134,6 +153,7 @@ class _Environment(jinja2.Environment):
 
     fold: Callable[[nodes.Template], nodes.Template] | None = None
     fold_key = ""
+    code_generator_class = _Code
 
     def _parse(self, source: str, name: str | None, filename: str | None) -> nodes.Template:
         tree = super()._parse(source, name, filename)

@@ -180,3 +180,21 @@ def test_plural_forms_and_direction_as_cldr_says(tag: str, forms: list[tuple[str
     if forms is not None:
         assert list(got) == forms
     assert lang.direction == direction
+
+
+def test_a_message_with_values_is_filled_as_jinja_fills_it_whatever_was_filled_before() -> None:
+    """Messages with values are kept once filled (``_Gettext``): by value and type, so a Markup
+    and a str of the same text, or 1 and True, are each filled as Jinja's new-style gettext
+    fills them, and unhashable values are filled each time."""
+    from markupsafe import Markup
+
+    ours = i18n._Gettext(gettext.NullTranslations())
+    message = "Published in %(venue)s (%(year)s)"
+    cases = [{"venue": "<i>A</i>", "year": 1}, {"venue": Markup("<i>A</i>"), "year": 1},
+             {"venue": "<i>A</i>", "year": True}, {"venue": ["<i>A</i>"], "year": 1.0}]
+    for _ in range(2):   # the second round reads what the first kept
+        for values in cases:
+            got = ours.gettext(message, **values)
+            assert got == Markup(message) % values and type(got) is Markup
+    assert ours.gettext(message, venue="<i>A</i>", year=1) == "Published in &lt;i&gt;A&lt;/i&gt; (1)"
+    assert ours.gettext(message, venue=Markup("<i>A</i>"), year=True) == "Published in <i>A</i> (True)"
