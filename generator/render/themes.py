@@ -135,8 +135,8 @@ class _Code(CodeGenerator):
 
     @optimizeconst
     def visit_Getattr(self, node: nodes.Getattr, frame: Frame) -> None:  # noqa: N802 - Jinja's naming
-        if self.environment.is_async:
-            CodeGenerator.visit_Getattr.__wrapped__(self, node, frame)
+        if self.environment.is_async:   # (never here: Jinja's own code awaits the value)
+            super().visit_Getattr(node, frame)
             return
         attr = repr(node.attr)
         self.write("(_ga_v if (_ga_v := getattr((_ga_o := ")
