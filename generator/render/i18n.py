@@ -26,16 +26,11 @@ import io
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import jinja2
 from babel import Locale, UnknownLocaleError
 from babel.core import get_global
-from babel.dates import format_date
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import PoFileError, read_po
-from babel.numbers import format_decimal
-from babel.support import Translations
 from jinja2 import nodes
 from jinja2.visitor import NodeTransformer
 from markupsafe import Markup
@@ -43,6 +38,13 @@ from markupsafe import Markup
 from generator.core.errors import SiteError
 from generator.core.paths import PACKAGE
 from generator.core.yamlfile import YMap, read_yaml
+
+if TYPE_CHECKING:
+    from babel.support import Translations
+
+# Babel's date and number formats and its catalogue tools are imported where used: an English
+# site's build (the theme's source strings, ISO dates) needs none of them, and each process of a
+# build would hold them (2.2 MB with the modules they pull in: decimal, zoneinfo, email).
 
 CATALOGUES = PACKAGE / "locale"
 DOMAIN = "messages"
@@ -107,9 +109,10 @@ def parse_locale(tag: str) -> Locale | None:
 
 def catalogue_for(locale: Locale) -> str | None:
     """The shipped catalogue of ``locale``'s language and script (its likely script when the tag
-    names none: ``zh`` is ``zh_Hans``), or None."""
+    names none: ``zh`` is ``zh_Hans``), or None. CLDR's likely scripts (2.6 MB in every process of a
+    build) are read only for a language with a catalogue per script."""
     script = locale.script
-    if script is None:
+    if script is None and any(name.startswith(f"{locale.language}_") for name in SHIPPED):
         likely = get_global("likely_subtags").get(str(locale)) or get_global("likely_subtags").get(locale.language)
         script = likely.split("_")[1] if likely and likely.count("_") >= 2 else None
     for name in (f"{locale.language}_{script}" if script else None, locale.language):
@@ -150,6 +153,10 @@ def _line_of_language(root: Path) -> str:
 
 def compile_po(path: Path, display: str, locale: Locale) -> Translations:
     """A ``.po`` file compiled by Babel in memory; a broken file is a SiteError naming its line."""
+    from babel.messages.mofile import write_mo   # (a catalogue's tools: see the imports above)
+    from babel.messages.pofile import PoFileError, read_po
+    from babel.support import Translations
+
     try:
         with open(path, "rb") as f:
             catalog = read_po(f, locale=locale, domain=DOMAIN, abort_invalid=True)
@@ -319,6 +326,8 @@ class Formats:
             return day
         text = self._dates.get(day)
         if text is None:
+            from babel.dates import format_date   # (not for English: see the imports above)
+
             try:
                 text = format_date(datetime.date.fromisoformat(day), self._pattern, locale=self._locale)
             except ValueError:
@@ -330,6 +339,8 @@ class Formats:
         """A count with the locale's grouping (1,204 in English, 1.204 in German)."""
         if self._english:
             return f"{n:,}"
+        from babel.numbers import format_decimal   # (not for English: see the imports above)
+
         return format_decimal(n, locale=self._locale)
 
     @property

@@ -25,7 +25,6 @@ within the same host. Clock, sleep and randomness are injectable for unit tests.
 
 from __future__ import annotations
 
-import email.utils
 import logging
 import random
 import socket
@@ -335,6 +334,8 @@ def parse_retry_after(value: str | None, now: datetime) -> float | None:
     v = value.strip()
     if v.isdigit():
         return float(v)
+    import email.utils   # (only fetching reads it: see generator.sources.text._parse_rfc822)
+
     try:
         when = email.utils.parsedate_to_datetime(v)
     except (TypeError, ValueError, IndexError):

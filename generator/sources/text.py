@@ -14,7 +14,6 @@ UTC before its year is taken.
 
 from __future__ import annotations
 
-import email.utils
 import re
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Iterable
@@ -86,6 +85,8 @@ def _parse_iso(value: str) -> datetime | None:
 
 
 def _parse_rfc822(value: str) -> datetime | None:
+    import email.utils   # (only fetching reads feed dates: a build's processes never hold the email package, 1.9 MB)
+
     try:
         dt = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError, OverflowError):
