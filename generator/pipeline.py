@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Callable
 
 from generator.assemble import feed_ids
 from generator.render import jobs
+from generator.render.digest import Digester
 from generator.assemble.site import assemble
 from generator.buildinfo import BuildResult, Clock
 from generator.config import load_site
@@ -161,7 +162,7 @@ def _plan(config: SiteConfig, site: SiteModel, authors: Authors, options: dict[s
     digester's memos (a digest per record) and the authors' parts live only here: held until the
     render processes fork, each process counted them again (a one-record rebuild at 1,000 x 100
     peaked at 422 MB for the build's processes together, 379 MB with them let go)."""
-    digester = jobs.Digester(site)
+    digester = Digester(site)
     last = authors.seed(digester, parsed)
     common = jobs.common_digest(config.root, site, options, config.theme, digester)   # (once: 15 ms)
     search = bool(options["search"])
@@ -172,7 +173,7 @@ def _plan(config: SiteConfig, site: SiteModel, authors: Authors, options: dict[s
 
 
 def plan_site(config: SiteConfig, site: SiteModel, options: dict[str, object], search: bool,
-              digester: jobs.Digester | None = None, env: jinja2.Environment | None = None,
+              digester: Digester | None = None, env: jinja2.Environment | None = None,
               pages: bool = True, parsed: ParsedInputs | None = None,
               searched: list[jobs.Job] | None = None, out: Path | None = None,
               common: bytes | None = None) -> list[jobs.Job]:
@@ -182,7 +183,7 @@ def plan_site(config: SiteConfig, site: SiteModel, options: dict[str, object], s
     apart (``pages=False``), once the pages are in place. ``common``: ``jobs.common_digest``, if made."""
     tasks = [*plan_tasks(env or make_environment(config.root, config.theme), site, load_taxonomy(),
                          root=config.root)] if pages else []
-    digester = digester or jobs.Digester(site)
+    digester = digester or Digester(site)
     common = common or jobs.common_digest(config.root, site, options, config.theme, digester)
     kept = SubjectJobs.plan(site, digester, common, parsed) if parsed is not None and pages else None
     planned = jobs.plan_jobs(tasks, site, common, digester, kept.known if kept is not None else None)
@@ -194,7 +195,7 @@ def plan_site(config: SiteConfig, site: SiteModel, options: dict[str, object], s
     return planned
 
 
-def plan_search(config: SiteConfig, site: SiteModel, options: dict[str, object], digester: jobs.Digester,
+def plan_search(config: SiteConfig, site: SiteModel, options: dict[str, object], digester: Digester,
                 parsed: ParsedInputs | None, out: Path | None = None, common: bytes | None = None) -> list[jobs.Job]:
     """The search index's job. Given the build's ``parsed`` cache, it indexes only the authors
     whose documents changed (generator.write.search.Kept), and patches the last index in the output

@@ -16,7 +16,7 @@ from generator.render.search_docs import TermDoc, date_of, in_order, page_key, t
 from generator.incremental.search_patch import Doc, Last, New, Stale, meta_digest
 
 if TYPE_CHECKING:
-    from generator.render.jobs import Digester
+    from generator.render.digest import Digester
     from generator.incremental.parsed import ParsedInputs
 
 log = logging.getLogger(__name__)
@@ -54,6 +54,9 @@ class Kept:
     def plan(cls, site: SiteModel, records: Mapping[str, Sequence[Record]], digester: Digester,
              parsed: ParsedInputs) -> Kept:
         digester.renew(site)
+        for a in site.authors:   # (those indexed under an author: digested from its records' kept digests)
+            if records[a.slug] is not a.records:
+                digester.part(records[a.slug], a.records)
         common = digester.digest((site.authors_shown, site.people, site.papers, site.paper_keys))
         return cls(parsed, {a.slug: common + digester.digest((a.slug, a.name, records[a.slug])) for a in site.authors})
 

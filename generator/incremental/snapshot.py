@@ -5,7 +5,7 @@ authors x 100 records: 210 MB of cache JSON, 100,000 records made, filtered, mer
 sorted, then digested for the jobs). An author's assembled value (``assemble_author``) depends
 on nothing but its author file's configuration, the bytes of its cache files and the code, so
 it is kept, with the warnings its cache files gave and the content digest of each of its
-records (``jobs.Digester.content``), as one entry of the parsed-input cache
+records (``generator.render.digest.Digester.content``), as one entry of the parsed-input cache
 (generator.incremental.parsed: content-keyed, versioned by the code, checksummed, written atomically, safe
 to delete). A build takes every author whose key is unchanged from there, and reads the cache
 files of the others only: editing one author reads one author's cache.
@@ -38,7 +38,7 @@ from generator.core.errors import SiteError
 from generator.incremental import hollow
 from generator.incremental.subject_order import order_digest
 from generator.incremental.values import values_of
-from generator.render.jobs import Digester
+from generator.render.digest import Digester
 from generator.core.model import Author, Record
 from generator.core.processes import fork_helper, stop_helper
 from generator.fetch.store import Reader, incomplete_sources
@@ -69,7 +69,7 @@ class AuthorPart:
     """One author assembled, with what its cache files gave besides records."""
 
     author: Author
-    contents: tuple[bytes, ...]       # jobs.Digester.content of each of author.records, in order
+    contents: tuple[bytes, ...]       # Digester.content of each of author.records, in order
     unreadable: tuple[str, ...] = ()  # the warnings of its cache files that cannot be read
     notes: tuple[str, ...] = ()       # its cache files' records left out or changed
     unfetched: tuple[str, ...] = ()   # its sources never fetched (a build says nothing of them)

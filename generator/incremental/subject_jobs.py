@@ -31,7 +31,8 @@ from generator.core.model import Record, SubjectHeading
 from generator.render.tasks import author_group, subject_group
 
 if TYPE_CHECKING:
-    from generator.render.jobs import Digester, Job
+    from generator.render.digest import Digester
+    from generator.render.jobs import Job
     from generator.core.model import SiteModel
     from generator.incremental.parsed import ParsedInputs
 

@@ -21,7 +21,7 @@ feed, exports: ``render.author_tasks``, planned with the digests the whole plan 
 written and announced first, then every page is planned (``catch_up``: the home page, subject
 pages and feeds the edit touched), and the search index is planned and written last
 (``plan_later``, ``index_pending``): the edited page does not wait for the rest. A job whose reads
-are the very objects of its last plan keeps its digest (``jobs.Digester.reads``), so
+are the very objects of its last plan keeps its digest (``Digester.reads``), so
 planning after an edit costs the jobs the edit touched, not every page's context. An edit
 elsewhere than the author and cache files (site.yaml, a page) loads the whole configuration
 again; one outside content/ (theme, templates, static files, site.yaml), or one the watcher
@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Collection, Iterable
 
 from generator.render import jobs
+from generator.render.digest import Digester
 from generator.buildinfo import Clock
 from generator.core.errors import SiteError
 from generator.incremental.memory import Memory
@@ -105,7 +106,7 @@ class LiveSite:
         self.config: SiteConfig | None = None
         self.site: SiteModel | None = None
         self.outputs: dict[str, str] = {}            # what the preview folder holds: path -> job digest
-        self._digester: jobs.Digester | None = None
+        self._digester: Digester | None = None
         self._env: jinja2.Environment | None = None    # templates compiled once, until they change
         self._stale: set[str] | None = None          # changed since the last good update (None: anything)
         self.pending: dict[str, jobs.Job] = {}       # the search index to write again: path -> job
@@ -194,7 +195,7 @@ class LiveSite:
         """Plan the jobs and bring the folder up to date: (jobs run, jobs planned, a new folder?).
         In place, the pages are planned and written first and the search index planned after
         the reload (its jobs are left pending): an edit's page is not kept waiting for it."""
-        self._digester = self._digester or jobs.Digester(site)
+        self._digester = self._digester or Digester(site)
         if whole or self._env is None:
             self._env = make_environment(config.root, config.theme)
         looks = stale is None or any(not p.startswith("content/") for p in stale)   # theme, static files

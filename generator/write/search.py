@@ -45,7 +45,7 @@ from generator.incremental.search_kept import Kept
 from generator.render.tasks import FolderTask
 
 if TYPE_CHECKING:
-    from generator.render.jobs import Digester
+    from generator.render.digest import Digester
     from generator.incremental.parsed import ParsedInputs
 
 __all__ = ["Kept", "build_index", "document_text", "documents", "indexed_records", "search_tasks"]

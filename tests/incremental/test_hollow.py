@@ -13,7 +13,7 @@ import pytest
 from generator.core import model
 
 from generator.incremental import hollow
-from generator.render.jobs import Digester
+from generator.render.digest import Digester
 from generator.incremental.values import values_of as pickled_values
 from generator.core.model import Person, Record
 

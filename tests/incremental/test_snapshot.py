@@ -19,7 +19,7 @@ from generator.config import load_site
 from generator.incremental.inputs import read_inputs
 from generator.incremental.parsed import ParsedInputs, entries
 from generator.core.errors import SiteError
-from generator.render.jobs import Digester
+from generator.render.digest import Digester
 from generator.incremental.snapshot import RECORDS, _records, load_authors, part_key
 from generator.fetch.store import read_all
 from generator.fetch.cache import cache_file, read_entry, write_entry

@@ -10,6 +10,7 @@ from pathlib import Path
 from test_jobs import assert_same_as_clean, cli, synthetic_site
 
 from generator.render import jobs
+from generator.render.digest import Digester
 from generator.pipeline import _assemble, _read_cache, load_config, plan_site
 from generator.fetch.cache import cache_file, read_entry, write_entry
 from generator.incremental.inputs import read_inputs
@@ -27,10 +28,10 @@ def _plans(root: Path) -> tuple[dict[str, str], dict[str, str], int]:
     inputs = read_inputs(root, OPTIONS)
     authors, _ = _read_cache(config, False, parsed, inputs, 1)
     site = _assemble(config, authors, parsed, inputs)
-    digester = jobs.Digester(site)
+    digester = Digester(site)
     taken = SubjectJobs.plan(site, digester, jobs.common_digest(root, site, OPTIONS, config.theme), parsed).known
     kept = {j.rel_path: j.digest for j in plan_site(config, site, OPTIONS, False, digester, parsed=parsed)}
-    fresh = {j.rel_path: j.digest for j in plan_site(config, site, OPTIONS, False, jobs.Digester(site))}
+    fresh = {j.rel_path: j.digest for j in plan_site(config, site, OPTIONS, False, Digester(site))}
     return kept, fresh, len(set(taken) & set(fresh))   # (a kept group may name a page no longer made)
 
 
@@ -94,7 +95,7 @@ def test_a_digester_kept_from_another_plan_gives_this_sites_digests(tmp_path: Pa
     inputs = read_inputs(root, OPTIONS)
     authors, _ = _read_cache(config, False, parsed, inputs, 1)
     first = _assemble(config, authors, parsed, inputs)
-    digester = jobs.Digester(first)
+    digester = Digester(first)
     plan_site(config, first, OPTIONS, False, digester, parsed=parsed)
     # another author now lists a record of a001's, under another subject: its listing, so its
     # digest, changes, on pages whose headings do not
@@ -108,7 +109,7 @@ def test_a_digester_kept_from_another_plan_gives_this_sites_digests(tmp_path: Pa
     authors, _ = _read_cache(config, False, parsed, inputs, 1)
     second = _assemble(config, authors, parsed, inputs)
     kept = {j.rel_path: j.digest for j in plan_site(config, second, OPTIONS, False, digester, parsed=parsed)}
-    fresh = {j.rel_path: j.digest for j in plan_site(config, second, OPTIONS, False, jobs.Digester(second))}
+    fresh = {j.rel_path: j.digest for j in plan_site(config, second, OPTIONS, False, Digester(second))}
     assert kept == fresh
 
 

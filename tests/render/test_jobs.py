@@ -20,6 +20,7 @@ from pathlib import Path
 from markupsafe import Markup
 
 from generator.render import jobs
+from generator.render.digest import Digester
 from generator.core import routes
 from generator.build import build
 from generator.fetch.cache import CacheEntry, cache_file, read_entry, write_entry
@@ -267,14 +268,14 @@ def _site(record_authors: dict[str, tuple[str, ...]]) -> SiteModel:
 def test_the_digest_of_what_a_job_reads_is_canonical() -> None:
     r = Record(key="arxiv:1", title="T", year=2024, authors=(Person("Ada"),))
     site = _site({"arxiv:1": ("ada",)})
-    d = jobs.Digester(site).digest
+    d = Digester(site).digest
     assert d(({"a": 1, "b": (r,)},)) == d(({"b": [r], "a": 1},)), "dict order and tuple/list do not matter"
     assert d((Markup("<b>x</b>"),)) == d(("<b>x</b>",))
     assert d(("1",)) != d((1,)) != d((None,)) and d(("ab", "c")) != d(("a", "bc"))
     for changed in (dataclasses.replace(r, title="U"), dataclasses.replace(r, order=1),
                     dataclasses.replace(r, authors=(Person("Ada", ("Lab",)),))):
         assert d((changed,)) != d((r,))
-    assert jobs.Digester(_site({"arxiv:1": ("bob",)})).digest((r,)) != d((r,)), \
+    assert Digester(_site({"arxiv:1": ("bob",)})).digest((r,)) != d((r,)), \
         "who lists a record is part of it"
     # (name, count) pairs and strings, encoded a set of types at a time, by value only
     pairs = (("ada", 3), ("bob", 1))
@@ -350,12 +351,12 @@ def test_a_digester_kept_across_plans_gives_what_a_fresh_one_gives() -> None:
     r, s = Record(key="arxiv:1", title="T", year=2024), Record(key="arxiv:2", title="U", year=2024)
     held = _Holder((r, s))
     sites = [_site({"arxiv:1": ("ada",)}), _site({"arxiv:1": ("ada", "bob")}), _site({"arxiv:1": ("ada",)})]
-    kept = jobs.Digester(sites[0])
+    kept = Digester(sites[0])
     seen = []
     for site in sites:
         kept.renew(site)
         got = kept.digest((held, r, [s]))
-        assert got == jobs.Digester(site).digest((held, r, [s]))
+        assert got == Digester(site).digest((held, r, [s]))
         seen.append(got)
     assert seen[0] == seen[2] != seen[1]
 
@@ -365,14 +366,14 @@ def test_a_kept_digester_reuses_a_job_digest_only_for_the_same_reads() -> None:
     of what it reads; a value that is new, or equal but of another type, is digested again."""
     r = Record(key="arxiv:1", title="T", year=2024)
     site = _site({"arxiv:1": ("ada",)})
-    kept = jobs.Digester(site)
+    kept = Digester(site)
     first = kept.reads("p", ("subject", (r,), {"number": 1, "prev": None}))
     for reads in [("subject", (r,), {"number": 1, "prev": None}),                     # the same, anew
                   ("subject", (dataclasses.replace(r, title="U"),), {"number": 1, "prev": None}),
                   ("subject", (r,), {"number": True, "prev": None}),                  # 1 == True
                   ("subject", [r], {"number": 1, "prev": None}),
                   ("subject", (r,), {"number": 1, "prev": None, "next": "/2/"})]:
-        assert kept.reads("p", reads) == jobs.Digester(site).digest(reads)
+        assert kept.reads("p", reads) == Digester(site).digest(reads)
     assert kept.reads("p", ("subject", (r,), {"number": 1, "prev": None})) == first
     kept.renew(_site({"arxiv:1": ("ada", "bob")}))
     assert kept.reads("p", ("subject", (r,), {"number": 1, "prev": None})) != first, "a listing changed"
