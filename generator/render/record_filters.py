@@ -4,6 +4,8 @@ keeps what repeats (a name's partial, a chip, an author's URL) so a record costs
 
 from __future__ import annotations
 
+from itertools import compress, repeat
+from operator import attrgetter
 from typing import Mapping, NamedTuple
 
 from markupsafe import Markup
@@ -44,6 +46,7 @@ def _cites(authors: tuple[Person, ...]) -> bool:
     return False
 
 
+_NAME = attrgetter("name")
 MEMBERS = "*"   # ``own`` on the lab's list: every profiled author of the site is emphasised
 
 
@@ -82,29 +85,30 @@ class Bylines:
         authors = r.authors
         if len(authors) > self._limit or (affiliations and _cites(authors)):
             return self._bounded(authors, affiliations, own)
-        plain = self._plain
+        plain, text = self._plain, list(map(_NAME, authors))   # (in C, as the lookups below)
         try:
-            names = [plain[p.name] for p in authors]
+            names = list(map(plain.__getitem__, text))
         except KeyError:
-            for p in authors:
-                if p.name not in plain:
-                    plain[p.name] = self._person.small(p.name, "", "", False)
-            names = [plain[p.name] for p in authors]
+            for name in text:
+                if name not in plain:
+                    plain[name] = self._person.small(name, "", "", False)
+            names = list(map(plain.__getitem__, text))
         if own:   # the page's own author: its own partial (bold, no link), kept as the others are
-            names = self._marked(authors, names, own)
+            names = self._marked(text, names, own)
         return Byline(Markup(", ".join(names)), (), "")
 
-    def _marked(self, authors: tuple[Person, ...], names: list[Markup], own: str) -> list[Markup]:
-        """``names`` with the page's own author (or, on the lab's list, each member) marked: a dict
-        lookup per name, and ``_is`` only for a name that stands for a profiled author (a method
-        call per name was a tenth of a byline)."""
-        slugs, small = self._slugs, self._person.small
-        for i, p in enumerate(authors):
-            slug = slugs.get(p.name, "")
-            if slug == "":
-                slug = self._slug(p.name)
-            if slug and (is_ := self._is(p.name, own)):
-                names[i] = small(p.name, "", "", is_)
+    def _marked(self, text: list[str], names: list[Markup], own: str) -> list[Markup]:
+        """``names`` (the partials of the names ``text``) with the page's own author (or, on the
+        lab's list, each member) marked: each name's slug looked up in C, and ``_is`` only for a
+        name that stands for a profiled author (a method call per name was a tenth of a byline)."""
+        slugs = list(map(self._slugs.get, text, repeat("")))
+        if "" in slugs:   # a name not looked up yet
+            slugs = [self._slug(name) if slug == "" else slug for name, slug in zip(text, slugs)]
+        small = self._person.small
+        for i in compress(range(len(slugs)), slugs):
+            is_ = self._is(text[i], own)
+            if is_:
+                names[i] = small(text[i], "", "", is_)
         return names
 
     def _bounded(self, authors: tuple[Person, ...], affiliations: bool, own: str) -> Byline:
