@@ -43,7 +43,7 @@ class Digester:
         # holds its object, so no id is reused while the entry lasts.
         self._records: dict[int, tuple[Record, int, bytes, tuple[str, ...]]] = {}  # (r, generation, digest, listed)
         self._contents: dict[int, tuple[Record, bytes]] = {}   # r -> the digest of its fields
-        self._current: dict[int, bytes] = {}   # id(r) -> its digest in this generation (r is in _records)
+        self._current: dict[int, bytes] = {}   # id(r) -> its digest in this generation (r in _records or _joined)
         self._memo: dict[int, tuple[object, bytes]] = {}    # other dataclasses (which may hold records)
         self._people: dict[int, tuple[object, str]] = {}    # Person -> its canonical text
         self._seqs: dict[tuple[int, ...], bytes] = {}       # ids of a sequence of records -> its encoding
@@ -255,8 +255,8 @@ class Digester:
             # The common case: a list of records. Memoized by the ids of its records (held by
             # self._records, so no id is reused): a plan slices the same records into new tuples
             # (a feed, a subject page, a shard), and the preview plans again after each edit.
-            # Made in C: no Python call per record. Every item found in _current is a record of
-            # _records (a live object's id is no other live object's), so the type of each is
+            # Made in C: no Python call per record. Every item found in _current is a record held
+            # by _records or _joined (a live object's id is no other live object's), so the type of each is
             # checked only when one is not found (a plan digests ~600,000 listed records).
             e = self._joined.get(id(v))   # an author's records, as kept
             if e is not None and e[0] is v:
