@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
 # Babel's date and number formats and its catalogue tools are imported where used: an English
 # site's build (the theme's source strings, ISO dates) needs none of them, and each process of a
-# build would hold them (2.2 MB with the modules they pull in: decimal, zoneinfo, email).
+# build would hold them (2.2 MB with the modules they pull in: zoneinfo, email).
 
 CATALOGUES = PACKAGE / "locale"
 DOMAIN = "messages"

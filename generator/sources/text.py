@@ -85,7 +85,7 @@ def _parse_iso(value: str) -> datetime | None:
 
 
 def _parse_rfc822(value: str) -> datetime | None:
-    import email.utils   # (only fetching reads feed dates: a build's processes never hold the email package, 1.9 MB)
+    import email.utils   # (only fetching reads feed dates: a build's processes never hold the email package, 1 MB)
 
     try:
         dt = email.utils.parsedate_to_datetime(value)
