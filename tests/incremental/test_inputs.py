@@ -85,3 +85,36 @@ def test_library_versions_are_read_from_the_installed_folders_as_importlib_metad
     for name in inputs._LIBRARIES:   # what this environment has, both ways
         assert installed.get(inputs._canonical(name)) == importlib.metadata.version(name), name
     assert inputs._version("no-such-distribution-here") == "-" and inputs._version("pyyaml") == installed["pyyaml"]
+
+
+def _os_walk_files(top: Path) -> list[str]:
+    """The files under ``top`` as ``os.walk`` lists them (the order ``files_under`` keeps)."""
+    out: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        out += [os.path.join(dirpath, n) for n in sorted(filenames)]
+    return out
+
+
+def test_the_input_files_are_those_os_walk_finds_in_its_order(tmp_path: Path) -> None:
+    """``files_under`` walks with one scandir a folder; what it finds, and in what order, is
+    ``os.walk``'s: links to folders listed nowhere and not followed, links to files (even broken)
+    listed, ``__pycache__`` left out, upper case before lower case, a folder's files before its folders."""
+    from generator.incremental.inputs import files_under
+
+    top = tmp_path / "content"
+    (top / "a/B").mkdir(parents=True)
+    (top / "a/x.yaml").write_text("1")
+    (top / "a/B/y.json").write_text("2")
+    (top / "A.yaml").write_text("3")
+    (top / "b").symlink_to(top / "a")
+    (top / "c.txt").symlink_to(top / "missing")
+    (top / "__pycache__").mkdir()
+    (top / "__pycache__/z.pyc").write_text("")
+    (top / "z").mkdir()
+    found = files_under(top)
+    assert found == _os_walk_files(top)
+    assert [Path(p).relative_to(top).as_posix() for p in found] == ["A.yaml", "c.txt", "a/x.yaml", "a/B/y.json"]
+    repo = Path(__file__).resolve().parents[2]
+    for real in (repo / "generator", repo / "tests/fixtures"):
+        assert files_under(real) == _os_walk_files(real)

@@ -379,3 +379,21 @@ def test_a_kept_digester_reuses_a_job_digest_only_for_the_same_reads() -> None:
     assert kept.reads("p", ("subject", (r,), {"number": 1, "prev": None})) != first, "a listing changed"
     assert kept.reads("q", ("feed", "2024-01-01")) == kept.reads("q", ("feed", "".join(["2024-01-01"])))
     assert kept.reads("q", ("feed", 1)) != kept.reads("q", ("feed", True))
+
+
+def test_a_manifest_whose_digests_are_not_text_is_ignored(tmp_path: Path) -> None:
+    path = tmp_path / "m.json"
+    path.write_text(f'{{"format": {jobs.FORMAT}, "inputs": "x", "outputs": {{"index.html": 3}}}}')
+    assert jobs.Manifest.read(path) is None
+
+
+def test_nothing_changed_only_while_every_output_is_there(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    (out / "a/b").mkdir(parents=True)
+    for name in (".nojekyll", "index.html", "a/b/index.html"):
+        (out / name).write_text("")
+    manifest = jobs.Manifest("x", {"index.html": "d", "a/b/index.html": "e", "a": "f"})
+    assert jobs.unchanged(manifest, "x", out)
+    assert not jobs.unchanged(manifest, "y", out), "other inputs"
+    (out / "a/b/index.html").unlink()
+    assert not jobs.unchanged(manifest, "x", out), "an output deleted"
