@@ -22,43 +22,59 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from generator.core.paths import FEED_MEMORY, PACKAGE, builtin_theme_dir
 
 FORMAT = 5   # 4: the inputs digest is made of each file's own digest; 5: the feeds' memory's added last
 _SKIP_DIRS = ("__pycache__",)
-_STAT_MAGIC = b"authorsite-inputs-stat 1\0"
+_STAT_MAGIC = b"authorsite-inputs-stat 2\0"   # 2: the folders' listings too
 # The libraries whose versions can change the bytes of an output.
 _LIBRARIES = ("authorsite", "jinja2", "markupsafe", "markdown", "nh3", "latex2mathml", "pyyaml", "orjson",
               "babel")   # babel: CLDR's dates, numbers and plural rules in pages of other languages
 
 
-def files_under(top: Path) -> list[str]:
+def files_under(top: Path, known: _StatCache | None = None) -> list[str]:
     """Every file under ``top`` (or ``top`` itself), in a stable order, as strings (Path objects
     cost half the time of digesting 2,000 files). Hidden files too: the loader refuses some of
-    them (``content/authors/.git.yaml``), so they are inputs."""
+    them (``content/authors/.git.yaml``), so they are inputs. ``known``: the build's stat cache,
+    which keeps each folder's listing while the folder's stat is what it was (``_StatCache.listing``)."""
     if top.is_file():
         return [str(top)]
     out: list[str] = []
-    _walk(str(top), out)
+    _walk(str(top), out, known.listing if known is not None else _listing)
     return out
 
 
-def _walk(folder: str, out: list[str]) -> None:
+Listing = tuple[tuple[str, ...], tuple[str, ...]]   # a folder's files and the folders walked into, by name
+
+
+def _walk(folder: str, out: list[str], listing: Callable[[str], Listing | None]) -> None:
     """``os.walk``'s files of ``folder`` in its order (the files of a folder by name, then each
-    folder by name; a link to a folder is not followed), one ``scandir`` a folder and no frame
-    per entry: the cache has a folder per author, 20,000 of them at 20,000 authors."""
+    folder by name; a link to a folder is not followed): the cache has a folder per author,
+    20,000 of them at 20,000 authors."""
+    found = listing(folder)
+    if found is None:
+        return   # (as os.walk: a folder that cannot be listed is left out)
+    files, folders = found
+    head = folder + os.sep
+    out += [head + name for name in files]
+    for name in folders:
+        _walk(head + name, out, listing)
+
+
+def _listing(folder: str, links: list[bool] | None = None) -> Listing | None:
+    """A folder's ``Listing``, one ``scandir`` (None if it cannot be listed); ``links`` told
+    whether the folder holds a symbolic link."""
     try:
         with os.scandir(folder) as it:
             entries = sorted([(e.name, e.is_dir(), e.is_symlink()) for e in it])
     except OSError:
-        return   # (as os.walk: a folder that cannot be listed is left out)
-    head = folder + os.sep
-    out += [head + name for name, is_dir, _ in entries if not is_dir]
-    for name, is_dir, link in entries:
-        if is_dir and not link and name not in _SKIP_DIRS:
-            _walk(head + name, out)
+        return None
+    if links is not None:
+        links.append(any(link for _, _, link in entries))
+    return (tuple([name for name, is_dir, _ in entries if not is_dir]),
+            tuple([name for name, is_dir, link in entries if is_dir and not link and name not in _SKIP_DIRS]))
 
 
 def hash_files(h: Any, tops: Iterable[Path], root: Path | None = None) -> None:  # noqa: ANN401 - a hashlib object
@@ -161,7 +177,7 @@ def read_inputs(root: Path, options: Mapping[str, Any], reuse: bool = True) -> I
     known = _StatCache(root, trust=reuse)
     memory, memory_digest = str(root / FEED_MEMORY), b""
     for top in [root / "site.yaml", root / "content", *theme_tops(root)]:
-        for path in files_under(top):
+        for path in files_under(top, known):
             d = known.digest(path)
             files[path] = d
             if path == memory:
@@ -181,20 +197,24 @@ def _with_memory(base: str, memory: bytes) -> str:
 class _StatCache:
     """Each input's digest by its stat, as git's index keeps them: a file whose size, mtime,
     ctime and inode are those it had when an earlier build read it has the digest read then, so
-    a rebuild reads only the files that changed (not 210 MB of cache JSON). The digests stay the
-    key of everything: only the reading is saved, and a fresh clone (new stats) reads every file
-    once. Never trusted: an entry of a file modified less than ``_RACY_NS`` before the build that
-    read it started (an edit in the same tick of the file system's clock would leave its stat as
-    it was) is read again; the cache is versioned by the code, checksummed, written atomically,
-    safe to delete."""
+    a rebuild reads only the files that changed (not 210 MB of cache JSON); likewise a folder's
+    listing while its mtime, ctime and inode are those it had (a name added, removed or renamed
+    in it changes them; a folder holding a link is listed every time, as the kind of what the
+    link names may change). The digests stay the key of everything: only the reading is saved,
+    and a fresh clone (new stats) reads every file once. Never trusted: an entry of a file or
+    folder modified less than ``_RACY_NS`` before the build that read it started (an edit in the
+    same tick of the file system's clock would leave its stat as it was) is read again; the
+    cache is versioned by the code, checksummed, written atomically, safe to delete."""
 
     _RACY_NS = 2_000_000_000
 
     def __init__(self, root: Path, trust: bool = True) -> None:
         self.path = root / ".authorsite" / "inputs-stat.bin"
         self.started = time.time_ns()   # before any file is read
-        self.stamp, self.old = self._load() if trust else (0, {})   # when the build that wrote the entries started
+        # when the build that wrote the entries started, its files' entries and its folders'
+        self.stamp, self.old, self.old_folders = self._load() if trust else (0, {}, {})
         self.new: dict[str, tuple[int, int, int, int, bytes]] = {}
+        self.folders: dict[str, tuple[int, int, int, Listing]] = {}
         self.read = 0   # files read now (changed, new, or racy)
 
     def digest(self, path: str) -> bytes:
@@ -202,32 +222,50 @@ class _StatCache:
         key = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
         e = self.old.get(path)
         if e is not None and e[:4] == key and e[1] < self.stamp - self._RACY_NS:
-            d = e[4]
-        else:
-            with open(path, "rb") as f:
-                d = hashlib.sha256(f.read()).digest()
-            self.read += 1
+            self.new[path] = e
+            return e[4]
+        with open(path, "rb") as f:
+            d = hashlib.sha256(f.read()).digest()
+        self.read += 1
         self.new[path] = (*key, d)
         return d
 
-    def _load(self) -> tuple[int, dict[str, tuple[int, int, int, int, bytes]]]:
+    def listing(self, folder: str) -> Listing | None:
+        """``_listing`` of ``folder``, kept from the last build while its stat is the same."""
+        try:
+            st = os.stat(folder)
+        except OSError:
+            return None
+        key = (st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        e = self.old_folders.get(folder)
+        if e is not None and e[:3] == key and e[0] < self.stamp - self._RACY_NS:
+            self.folders[folder] = e
+            return e[3]
+        links: list[bool] = []
+        found = _listing(folder, links)
+        if found is not None and not links[0]:
+            self.folders[folder] = (*key, found)
+        return found
+
+    def _load(self) -> tuple[int, dict[str, tuple[int, int, int, int, bytes]], dict[str, tuple[int, int, int, Listing]]]:
         try:
             with open(self.path, "rb") as f:
                 blob = f.read()
             head = _STAT_MAGIC + code_digest().encode()
             if blob[:len(head)] == head and hashlib.sha256(blob[len(head) + 32:]).digest() == blob[len(head):len(head) + 32]:
-                stamp, found = marshal.loads(blob[len(head) + 32:])
-                if isinstance(stamp, int) and isinstance(found, dict):
-                    return stamp, found
+                stamp, found, folders = marshal.loads(blob[len(head) + 32:])
+                if isinstance(stamp, int) and isinstance(found, dict) and isinstance(folders, dict):
+                    return stamp, found, folders
         except (OSError, ValueError, EOFError, TypeError):
             pass   # absent or damaged: every file is read
-        return 0, {}
+        return 0, {}, {}
 
     def save(self) -> None:
-        """Written when a file was read (or one is gone); a failure costs the next build its reading only."""
-        if not self.read and self.new.keys() == self.old.keys():
+        """Written when a file was read or a folder listed (or one is gone); a failure costs the
+        next build its reading only."""
+        if not self.read and self.new.keys() == self.old.keys() and self.folders == self.old_folders:
             return
-        payload = marshal.dumps((self.started, self.new), 4)
+        payload = marshal.dumps((self.started, self.new, self.folders), 4)
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -9,7 +9,7 @@ import os
 import time
 from pathlib import Path
 
-from generator.incremental.inputs import _StatCache, read_inputs
+from generator.incremental.inputs import _STAT_MAGIC, _StatCache, read_inputs
 
 
 def _site(root: Path) -> Path:
@@ -56,7 +56,7 @@ def test_digests_are_of_the_contents_whatever_the_stat_cache_holds(tmp_path: Pat
     assert cache.is_file()
     total = len(want.files)
     good = cache.read_bytes()
-    for damaged in (good[:-5] + b"xxxxx", b"", good.replace(b"stat 1", b"stat 9"), good[:60]):
+    for damaged in (good[:-5] + b"xxxxx", b"", good.replace(_STAT_MAGIC, _STAT_MAGIC.replace(b"stat", b"stAt")), good[:60]):
         cache.write_bytes(damaged)
         assert _reads(root) == total   # every file read again
         cache.write_bytes(damaged)
@@ -118,3 +118,30 @@ def test_the_input_files_are_those_os_walk_finds_in_its_order(tmp_path: Path) ->
     repo = Path(__file__).resolve().parents[2]
     for real in (repo / "generator", repo / "tests/fixtures"):
         assert files_under(real) == _os_walk_files(real)
+
+
+def test_a_folder_listing_is_kept_while_the_folder_is_as_it_was(tmp_path: Path) -> None:
+    """A folder's listing is taken from the stat cache while its stat is the same: a file added,
+    removed or renamed is found; a folder holding a link is listed every time (the kind of what
+    a link names may change without the folder changing)."""
+    root = _site(tmp_path)
+    authors = root / "content/authors"
+    old = time.time_ns() - 10_000_000_000
+    os.utime(authors, ns=(old, old))
+    first = read_inputs(root, {})
+    again = read_inputs(root, {})
+    assert again.files == first.files
+    (authors / "a9.yaml").write_text("name: A9\n")
+    assert str(authors / "a9.yaml") in read_inputs(root, {}).files, "a new file is found"
+    (authors / "a9.yaml").rename(authors / "b9.yaml")
+    renamed = read_inputs(root, {})
+    assert str(authors / "b9.yaml") in renamed.files and str(authors / "a9.yaml") not in renamed.files
+    (authors / "b9.yaml").unlink()
+    assert read_inputs(root, {}).files == first.files
+    target = tmp_path / "elsewhere"
+    target.write_text("x")
+    (authors / "link.yaml").symlink_to(target)
+    assert str(authors / "link.yaml") in read_inputs(root, {}).files
+    target.unlink()
+    target.mkdir()   # the link now names a folder: no input any more, though the folder is unchanged
+    assert str(authors / "link.yaml") not in read_inputs(root, {}).files
