@@ -37,7 +37,7 @@ def _counts(a: AuthorConfig, store: Store) -> tuple[int, int, int]:
     for s in a.sources:
         kind = kind_of(s)
         if kind.cache_key(s) is None:
-            typed += len(kind.records(s, None))
+            typed += len(kind.records(s, ()))
         else:
             sources += 1
             entry = store.entry(a.slug, s)

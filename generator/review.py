@@ -85,7 +85,7 @@ def review_sources(config: SiteConfig, author: AuthorConfig, store: Store) -> tu
     out: list[SourceReview] = []
     for source in author.sources:
         kind = kind_of(source)
-        records = kind.records(source, store.entry(author.slug, source))
+        records = kind.records(source, store.records(author.slug, source))
         path = cache.cache_file(config.cache_path, author.slug, source)
         if path is None:
             out.append(SourceReview(kind.review_text(source), None, TYPED_IN,

@@ -204,6 +204,13 @@ def test_the_crossing_finder_sees_imports_under_type_checking() -> None:
     assert "generator.fetch.cache" in _imports(tree, "generator.config", typing=True)
 
 
+def test_config_imports_nothing_of_the_cache_nor_of_fetching() -> None:
+    """Crossing 1: config/kind.py and config/kinds/*.py took ``CacheEntry`` from fetch/cache.py (a
+    circle, and an arrow up two stages). A kind's ``records`` is given the cached records now
+    (``Store.records``): loading the configuration knows nothing of the cache nor of the fetch."""
+    assert _crossings("generator.config", ("generator.store", "generator.fetch", "generator.sources")) == []
+
+
 def test_after_fetching_nothing_imports_the_sources() -> None:
     """Crossing 4: render/exports.py and render/lab.py took ``ET_AL`` from sources/text.py (the
     network code's helpers). It is ``core.model.ET_AL`` now, beside ``Person``; what comes after

@@ -69,6 +69,11 @@ class Store:
         key = kind_of(source).cache_key(source)
         return None if key is None else self.entries.get((slug, key))
 
+    def records(self, slug: str, source: Source) -> tuple[Record, ...]:
+        """The records of the source's cache entry, () when it has none (``entry``)."""
+        entry = self.entry(slug, source)
+        return entry.records if entry else ()
+
     def problem(self, slug: str, source: Source) -> Unreadable | None:
         """Why the source's cache file could not be read, if it could not."""
         key = kind_of(source).cache_key(source)
