@@ -211,6 +211,13 @@ def test_config_imports_nothing_of_the_cache_nor_of_fetching() -> None:
     assert _crossings("generator.config", ("generator.store", "generator.fetch", "generator.sources")) == []
 
 
+def test_config_imports_nothing_of_the_speed_layer() -> None:
+    """Crossing 2: config/site.py and config/authors.py took ``incremental.parsed.ParsedInputs``.
+    They take a ``core.parse_cache.ParseCache`` now, the protocol ParsedInputs fills, which the
+    build passes in."""
+    assert _crossings("generator.config", ("generator.incremental",)) == []
+
+
 def test_after_fetching_nothing_imports_the_sources() -> None:
     """Crossing 4: render/exports.py and render/lab.py took ``ET_AL`` from sources/text.py (the
     network code's helpers). It is ``core.model.ET_AL`` now, beside ``Person``; what comes after
