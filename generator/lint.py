@@ -14,7 +14,7 @@ from generator.config import AuthorConfig, SiteConfig
 from generator.config.sources import kind_of
 from generator.assemble.merge import merge
 from generator.core.model import Record, title_digest
-from generator.fetch.store import Store
+from generator.store.reader import Store
 from generator.core.taxonomy import Taxonomy
 
 _MATH = re.compile(r"(?<!\\)\$")

@@ -27,7 +27,7 @@ from generator.assemble.matching import tagged
 from generator.assemble.merge import merge_records
 from generator.assemble.papers import collisions
 from generator.core.model import Author, Page, Record, SiteModel, Subject
-from generator.fetch.store import Store
+from generator.store.reader import Store
 from generator.core.taxonomy import Category, Taxonomy
 
 

@@ -29,19 +29,19 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from generator.fetch import cache
+from generator.store import cache
 from generator.config import AuthorConfig, SiteConfig, Source
 from generator.config.sources import kind_of
 from generator.core.errors import EXIT_OK, EXIT_OUTPUT, EXIT_REFUSED, EXIT_UPSTREAM, SiteError
 from generator.core.model import Record
 from generator.core.files import build_lock
-from generator.fetch.record_json import to_json
+from generator.store.record_json import to_json
 from generator.fetch.refresh import refresh_sources
 from generator.sources.http import ClientPolicy, FetchError, HttpClient
 from generator.sources.outcome import PartialFetch, SourceResult, fetched_parts
 from generator.sources import registry
 from generator.sources.registry import FetchContext
-from generator.fetch.store import Store, read_all
+from generator.store.reader import Store, read_all
 
 log = logging.getLogger(__name__)
 

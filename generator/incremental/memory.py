@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from generator.config import AuthorConfig, SiteConfig
     from generator.incremental.parsed import ParsedInputs
     from generator.core.model import Author, SiteModel
-    from generator.fetch.store import Store
+    from generator.store.reader import Store
     from generator.core.taxonomy import Taxonomy
 
 _AUTHORS = "content/authors/"

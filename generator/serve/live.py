@@ -51,7 +51,7 @@ from generator.write.parallel import Pool, run_tasks
 from generator.pipeline import load_config, plan_site
 from generator.serve.preview_files import move_in, remove
 from generator.render.pages import author_tasks
-from generator.fetch.store import read_all
+from generator.store.reader import read_all
 from generator.core.taxonomy import load_taxonomy
 from generator.render.themes import make_environment, static_dirs
 

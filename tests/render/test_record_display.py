@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from generator.assemble import byline
-from generator.fetch import cache
+from generator.store import cache
 from generator.core import routes
 from generator.build import build
 from generator.config import load_site

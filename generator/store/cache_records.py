@@ -24,7 +24,7 @@ from itertools import chain
 from operator import itemgetter
 from typing import Any
 
-from generator.fetch.record_json import JSON_FIELDS, json_fields
+from generator.store.record_json import JSON_FIELDS, json_fields
 from generator.core.taxonomy import load_taxonomy
 
 _NONE = type(None)

@@ -31,7 +31,7 @@ from generator.config import Source
 from generator.config.sources import kind_of
 from generator.core.files import atomic_write
 from generator.core.model import Incomplete, Record
-from generator.fetch.record_json import from_json, to_json
+from generator.store.record_json import from_json, to_json
 
 FORMAT = 1
 

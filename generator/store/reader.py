@@ -25,13 +25,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Collection, Mapping, Sequence
 
-from generator.fetch import cache
-from generator.fetch.cache_records import checked_fields
+from generator.store import cache
+from generator.store.cache_records import checked_fields
 from generator.config import AuthorConfig, SiteConfig, Source
 from generator.config.sources import kind_of
 from generator.core.model import Person, Record
 from generator.core.parse_cache import ParseCache
-from generator.fetch.record_json import json_fields
+from generator.store.record_json import json_fields
 
 
 Key = tuple[str, str]          # (author slug, cache key)
