@@ -219,6 +219,43 @@ def test_config_imports_nothing_of_the_speed_layer() -> None:
     assert _crossings("generator.config", ("generator.incremental",)) == []
 
 
+NETWORK = ("generator.sources", "generator.fetch")
+# The commands that read the cache and must never fetch: what each imports, run time and functions'
+# imports alike, must not reach the network code.
+OFFLINE = ("generator.build", "generator.pipeline", "generator.check", "generator.review", "generator.lint",
+           "generator.serve")
+
+
+def _reached(starts: tuple[str, ...]) -> dict[str, str]:
+    """Every module the modules of ``starts`` (packages: all their modules) import at run time,
+    directly or not, each with the one it was first reached from."""
+    graph = import_graph()
+    todo = [m for m in sorted(graph) if any(_inside(m, s) for s in starts)]
+    seen = {m: m for m in todo}
+    while todo:
+        m = todo.pop()
+        for d in sorted(graph[m]):
+            if d not in seen:
+                seen[d] = m
+                todo.append(d)
+    return seen
+
+
+def test_the_cache_reader_is_a_stage_of_its_own_that_never_fetches() -> None:
+    """Crossing 3: the cache reader a build and the preview use (fetch/store.py, and the format and
+    record checks it reads) lived in the fetch stage beside the network code, so "a build never
+    fetches" held by convention only. It is generator/store/ now, a stage between load and fetch
+    that imports nothing of the network code (fetch imports it to write the cache), and nothing a
+    build, the preview, check, review or lint imports reaches generator/sources/ or generator/fetch/."""
+    rank = _stage_of()
+    assert rank["generator.config.site"] < rank["generator.store.reader"] < rank["generator.fetch.run"]
+    assert all(rank[m] == ORDER.index("store") for m in rank if _inside(m, "generator.store"))
+    assert _crossings("generator.store", NETWORK) == []
+    reached = _reached(OFFLINE)
+    offline = [f"{m} (imported by {reached[m]})" for m in sorted(reached) if any(_inside(m, n) for n in NETWORK)]
+    assert offline == [], "a command that never fetches imports the network code:\n" + "\n".join(offline)
+
+
 def test_after_fetching_nothing_imports_the_sources() -> None:
     """Crossing 4: render/exports.py and render/lab.py took ``ET_AL`` from sources/text.py (the
     network code's helpers). It is ``core.model.ET_AL`` now, beside ``Person``; what comes after

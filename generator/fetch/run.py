@@ -13,7 +13,7 @@ part-way, 4 when the API refused a query as written (README.md, "Exit codes").
 A file whose records did not change is not rewritten at all, so ``fetched_at`` is
 the time its content last changed and a scheduled fetch with nothing new leaves
 the committed cache (and the git history) untouched. A missing or unreadable cache
-file is simply a first fetch. The cache is read through ``store`` (the same reader
+file is simply a first fetch. The cache is read through ``generator.store.reader`` (the same reader
 and warnings as the build); each kind's own fetching is ``SourceKind.fetch``.
 
 All sources share one ``HttpClient``: the delay between requests holds across
