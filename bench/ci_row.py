@@ -51,7 +51,7 @@ def edit_targets(neutral: Path, site: Path, n: int = EDITS) -> tuple[tuple[Path,
     over the corpus, the newest record that only this author lists."""
     from convert import arxiv_query
 
-    from generator.fetch.cache import cache_file
+    from generator.store.cache import cache_file
     from generator.config import ArxivSource
     authors = [json.loads(line) for line in open(neutral / "authors.jsonl", encoding="utf-8")]
     newest: dict[str, tuple[str, str]] = {}   # author id -> (published, record id)
@@ -93,8 +93,8 @@ def fresh_clone(site: Path, dest: Path) -> None:
 
 
 def change_records(root: Path, targets: tuple[tuple[Path, str], ...]) -> None:
-    """Edit one title in each target cache file (written with generator.fetch.cache, so still valid)."""
-    from generator.fetch.cache import read_entry, write_entry
+    """Edit one title in each target cache file (written with generator.store.cache, so still valid)."""
+    from generator.store.cache import read_entry, write_entry
     for rel, key in targets:
         path = root / rel
         entry = read_entry(path)

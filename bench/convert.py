@@ -5,7 +5,7 @@ Writes into --out (replaced if it exists), exactly as a user's site would hold i
 
   site.yaml                               title, base_url '/', paginate 50
   content/authors/<slug>.yaml             name, affiliation, sources: [- arxiv: {query: 'au:"Name"'}]
-  content/cache/<slug>/arxiv-<hash>.json  the author's records, written with generator.fetch.cache
+  content/cache/<slug>/arxiv-<hash>.json  the author's records, written with generator.store.cache
                                           (CacheEntry + write_entry), so the bytes are our format
 
 Each corpus record becomes a ``generator.core.model.Record`` as the arXiv fetcher would make it:
@@ -26,7 +26,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from generator.fetch.cache import CacheEntry, cache_file, source_description, write_entry
+from generator.store.cache import CacheEntry, cache_file, source_description, write_entry
 from generator.config import ArxivSource
 from generator.core.model import Person, Record
 from generator.core.taxonomy import load_taxonomy

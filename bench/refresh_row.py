@@ -44,7 +44,7 @@ def _records(site: Path) -> tuple[list[Any], dict[str, set[str]]]:
     as arXiv matches). Those names are served as other people's ("Coauthor N") to keep the fake world one that real caches could come from."""
     from dataclasses import replace
 
-    from generator.fetch import cache
+    from generator.store import cache
     from generator.core.model import Person
     from generator.fetch.refresh_match import fold
 

@@ -5,7 +5,7 @@
 
 1. Corpus: bench/shared/make_corpus.py (deterministic) -> bench/convert.py (our inputs:
    site.yaml, content/authors/*.yaml, content/cache/<slug>/*.json written with
-   generator.fetch.cache) and bench/shared/to_hugo.py (a Hugo site). Kept under
+   generator.store.cache) and bench/shared/to_hugo.py (a Hugo site). Kept under
    benchmark-results/corpus-a<A>-r<R>-s<S>/ and reused while the parameters and the
    generating scripts are unchanged (a stamp file holds their digest).
 2. Measurements, interleaved per repeat (the order of our cold build and Hugo's alternates):
@@ -16,7 +16,7 @@
      ours noop       our build again, nothing changed
      ours author     after one author file changed (touched, affiliation edited)
      ours record     after one cached record changed (one title edited in one cache file,
-                     a record no other author lists; written with generator.fetch.cache)
+                     a record no other author lists; written with generator.store.cache)
      ours ci         right after our cold build: a restored clone, 10 records changed (bench/ci_row.py)
      search step     generator.write.search.build_index alone (the build's own search index task,
                      in one render process), over a hard-linked copy of our finished output
@@ -90,7 +90,7 @@ SEARCH_SNIPPET = """
 import sys, time
 from pathlib import Path
 from generator.assemble.site import assemble
-from generator.fetch.store import read_all
+from generator.store.reader import read_all
 from generator.config import load_site
 from generator.write.parallel import default_workers
 from generator.write.search import build_index
@@ -323,12 +323,12 @@ def digest_inputs() -> str:
 
 
 def sample_cache_bytes() -> bytes:
-    """Our cache file bytes for one sample record: if generator.fetch.cache or the Record fields change
+    """Our cache file bytes for one sample record: if generator.store.cache or the Record fields change
     how a cache file looks, the cached corpus is regenerated."""
     sys.path.insert(0, str(HERE))
     from convert import to_record  # noqa: E402
 
-    from generator.fetch.cache import CacheEntry, encode_entry
+    from generator.store.cache import CacheEntry, encode_entry
     from generator.core.taxonomy import load_taxonomy
     rec = to_record({"id": "2401.00001", "title": "T", "authors": ["A B"], "published": "2024-01-02",
                      "abstract": "x", "categories": ["cs.LG", "stat.TH"], "comment": "c", "doi": None},
@@ -451,7 +451,7 @@ def edit_targets(c: Corpus) -> tuple[Path, str, Path, str]:
     sys.path.insert(0, str(HERE))
     from convert import arxiv_query  # noqa: E402 - same query text the converter wrote
 
-    from generator.fetch.cache import cache_file
+    from generator.store.cache import cache_file
     from generator.config import ArxivSource
     cfile = cache_file(c.site / "content" / "cache", owner["slug"], ArxivSource(query=arxiv_query(owner["name"])))
     assert cfile is not None and cfile.is_file(), cfile
@@ -475,7 +475,7 @@ def edit_author(c: Corpus, path: Path, n: int) -> None:
 def edit_record(c: Corpus, path: Path, key: str, n: int) -> None:
     import dataclasses
 
-    from generator.fetch.cache import read_entry, write_entry
+    from generator.store.cache import read_entry, write_entry
     save_pristine(c, path)
     entry = read_entry(c.pristine / path.relative_to(c.site))
     records = tuple(dataclasses.replace(r, title=f"{r.title} (revised {n})") if r.key == key else r

@@ -21,7 +21,7 @@ from generator.render.i18n import language_warning, shipped_tags, site_language,
 from generator.write.linkcheck import check_links
 from generator.lint import lint
 from generator.write.sitesize import report
-from generator.fetch.store import Store, incomplete_sources, read_all, unfetched_warning
+from generator.store.reader import Store, incomplete_sources, read_all, unfetched_warning
 from generator.core.taxonomy import load_taxonomy
 from generator.render.themes import theme_problems
 

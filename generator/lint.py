@@ -14,7 +14,7 @@ from generator.config import AuthorConfig, SiteConfig
 from generator.config.sources import kind_of
 from generator.assemble.merge import merge
 from generator.core.model import Record, title_digest
-from generator.fetch.store import Store
+from generator.store.reader import Store
 from generator.core.taxonomy import Taxonomy
 
 _MATH = re.compile(r"(?<!\\)\$")
@@ -37,7 +37,7 @@ def _counts(a: AuthorConfig, store: Store) -> tuple[int, int, int]:
     for s in a.sources:
         kind = kind_of(s)
         if kind.cache_key(s) is None:
-            typed += len(kind.records(s, None))
+            typed += len(kind.records(s, ()))
         else:
             sources += 1
             entry = store.entry(a.slug, s)

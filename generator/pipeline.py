@@ -38,7 +38,7 @@ from generator.write.output import write_site
 from generator.write.parallel import Pool, check_unique, forks
 from generator.render.pages import plan_tasks
 from generator.write.search import Kept, search_tasks
-from generator.fetch.store import Store, read_all, unfetched_warning
+from generator.store.reader import Store, read_all, unfetched_warning
 from generator.core.taxonomy import load_taxonomy
 from generator.render.themes import make_environment, static_dirs, theme_problems
 

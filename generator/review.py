@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from generator.fetch import cache
+from generator.store import cache
 from generator.assemble import matching
 from generator.assemble.site import kept_records
 from generator.config import AuthorConfig, SiteConfig, Source
@@ -32,7 +32,7 @@ from generator.core.errors import SiteError
 from generator.assemble.filters import Verdict, decide
 from generator.assemble.merge import Decision, Merged, handle, handles, merge, normalize_title
 from generator.core.model import Record
-from generator.fetch.store import Store, read_all
+from generator.store.reader import Store, read_all
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +85,7 @@ def review_sources(config: SiteConfig, author: AuthorConfig, store: Store) -> tu
     out: list[SourceReview] = []
     for source in author.sources:
         kind = kind_of(source)
-        records = kind.records(source, store.entry(author.slug, source))
+        records = kind.records(source, store.records(author.slug, source))
         path = cache.cache_file(config.cache_path, author.slug, source)
         if path is None:
             out.append(SourceReview(kind.review_text(source), None, TYPED_IN,

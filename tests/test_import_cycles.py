@@ -9,6 +9,9 @@ Static checks on the source (Python's ``ast``; nothing is imported):
    it names them).
 2. model.py defines no ``__getattr__`` or ``__reduce__`` and holds no module-level mutable
    registry (a dict, list or set bound at module level).
+3. No module imports from a later stage of the pipeline (``ORDER``), and the four crossings issue
+   42 removed stay gone, one rule each (``_crossings``: there an import under TYPE_CHECKING counts
+   too, as three of the four were such imports, which the rules above do not see).
 
 Both failed on the code of 82603f8. The first holds since cache.Incomplete moved to model.py and
 fetch.SourceResult to sources/outcome.py (the two circles: cache -> sources.registry -> ... ->
@@ -39,12 +42,12 @@ def _is_type_checking(node: ast.If) -> bool:
         (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def _imports(tree: ast.AST, package: str) -> set[str]:
-    """The modules of generator/ that ``tree`` imports at run time (not under TYPE_CHECKING)."""
+def _imports(tree: ast.AST, package: str, typing: bool = False) -> set[str]:
+    """The modules of generator/ that ``tree`` imports at run time (and under TYPE_CHECKING with ``typing``)."""
     found: set[str] = set()
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node):
+        if isinstance(node, ast.If) and _is_type_checking(node) and not typing:
             for child in node.orelse:
                 visit(child)
             return
@@ -63,14 +66,15 @@ def _imports(tree: ast.AST, package: str) -> set[str]:
     return found
 
 
-def import_graph() -> dict[str, set[str]]:
-    """Each module of generator/ -> the modules of generator/ it imports."""
+def import_graph(typing: bool = False) -> dict[str, set[str]]:
+    """Each module of generator/ -> the modules of generator/ it imports (at run time; with ``typing``,
+    under TYPE_CHECKING too)."""
     paths = sorted(p for p in GENERATOR.rglob("*.py") if "__pycache__" not in p.parts)
     modules = {_module_name(p): p for p in paths}
     graph = {}
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        named = _imports(ast.parse(path.read_text("utf-8")), package)
+        named = _imports(ast.parse(path.read_text("utf-8")), package, typing)
         # importing a.b.c runs a/__init__ and a/b/__init__ first (a module's own, before it)
         implied = {".".join(m.split(".")[:i]) for m in named for i in range(2, m.count(".") + 1)}
         implied = {m for m in implied if not name.startswith(m + ".")}
@@ -129,10 +133,11 @@ def test_no_import_cycle_among_generator_modules() -> None:
 # accelerator (generator/incremental/, one package behind one switch) is staged with the step it
 # serves (snapshot keeps each author with its plan's digests: plan), in INCREMENTAL. A new module is
 # staged by the folder it is put in; a new folder or accelerator must be put in FOLDERS or INCREMENTAL.
-ORDER = ["base", "load", "fetch", "assemble", "plan", "write", "commands"]
+ORDER = ["base", "load", "store", "fetch", "assemble", "plan", "write", "commands"]
 FOLDERS = {
     "core": "base",
     "config": "load",
+    "store": "store",
     "sources": "fetch",
     "fetch": "fetch",
     "assemble": "assemble",
@@ -177,6 +182,86 @@ def test_no_module_imports_from_a_later_stage() -> None:
     later = [f"{m} ({ORDER[rank[m]]}) imports {d} ({ORDER[rank[d]]})"
              for m, deps in sorted(import_graph().items()) for d in sorted(deps) if rank.get(d, 0) > rank.get(m, 0)]
     assert later == [], "\n".join(later)
+
+
+# The four crossings issue 42 removed, each with its rule. Three were imports under TYPE_CHECKING,
+# which the stage order above does not see: a type named across a line is a dependency of the code
+# all the same (the next change imports it for real), so here those count too.
+
+def _inside(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def _crossings(among: str, into: tuple[str, ...]) -> list[str]:
+    """'a imports b' for each module a of the package ``among`` that imports a module b of one of the
+    packages ``into``, at run time or under TYPE_CHECKING."""
+    return [f"{m} imports {d}" for m, deps in sorted(import_graph(typing=True).items()) if _inside(m, among)
+            for d in sorted(deps) if any(_inside(d, p) for p in into)]
+
+
+def test_the_crossing_finder_sees_imports_under_type_checking() -> None:
+    tree = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from generator.fetch import cache\n")
+    assert _imports(tree, "generator.config") == {"typing", "typing.TYPE_CHECKING"}
+    assert "generator.fetch.cache" in _imports(tree, "generator.config", typing=True)
+
+
+def test_config_imports_nothing_of_the_cache_nor_of_fetching() -> None:
+    """Crossing 1: config/kind.py and config/kinds/*.py took ``CacheEntry`` from fetch/cache.py (a
+    circle, and an arrow up two stages). A kind's ``records`` is given the cached records now
+    (``Store.records``): loading the configuration knows nothing of the cache nor of the fetch."""
+    assert _crossings("generator.config", ("generator.store", "generator.fetch", "generator.sources")) == []
+
+
+def test_config_imports_nothing_of_the_speed_layer() -> None:
+    """Crossing 2: config/site.py and config/authors.py took ``incremental.parsed.ParsedInputs``.
+    They take a ``core.parse_cache.ParseCache`` now, the protocol ParsedInputs fills, which the
+    build passes in."""
+    assert _crossings("generator.config", ("generator.incremental",)) == []
+
+
+NETWORK = ("generator.sources", "generator.fetch")
+# The commands that read the cache and must never fetch: what each imports, run time and functions'
+# imports alike, must not reach the network code.
+OFFLINE = ("generator.build", "generator.pipeline", "generator.check", "generator.review", "generator.lint",
+           "generator.serve")
+
+
+def _reached(starts: tuple[str, ...]) -> dict[str, str]:
+    """Every module the modules of ``starts`` (packages: all their modules) import at run time,
+    directly or not, each with the one it was first reached from."""
+    graph = import_graph()
+    todo = [m for m in sorted(graph) if any(_inside(m, s) for s in starts)]
+    seen = {m: m for m in todo}
+    while todo:
+        m = todo.pop()
+        for d in sorted(graph[m]):
+            if d not in seen:
+                seen[d] = m
+                todo.append(d)
+    return seen
+
+
+def test_the_cache_reader_is_a_stage_of_its_own_that_never_fetches() -> None:
+    """Crossing 3: the cache reader a build and the preview use (fetch/store.py, and the format and
+    record checks it reads) lived in the fetch stage beside the network code, so "a build never
+    fetches" held by convention only. It is generator/store/ now, a stage between load and fetch
+    that imports nothing of the network code (fetch imports it to write the cache), and nothing a
+    build, the preview, check, review or lint imports reaches generator/sources/ or generator/fetch/."""
+    rank = _stage_of()
+    assert rank["generator.config.site"] < rank["generator.store.reader"] < rank["generator.fetch.run"]
+    assert all(rank[m] == ORDER.index("store") for m in rank if _inside(m, "generator.store"))
+    assert _crossings("generator.store", NETWORK) == []
+    reached = _reached(OFFLINE)
+    offline = [f"{m} (imported by {reached[m]})" for m in sorted(reached) if any(_inside(m, n) for n in NETWORK)]
+    assert offline == [], "a command that never fetches imports the network code:\n" + "\n".join(offline)
+
+
+def test_after_fetching_nothing_imports_the_sources() -> None:
+    """Crossing 4: render/exports.py and render/lab.py took ``ET_AL`` from sources/text.py (the
+    network code's helpers). It is ``core.model.ET_AL`` now, beside ``Person``; what comes after
+    the fetch (assemble, render, write, the accelerators, the preview) takes nothing from the sources."""
+    later = ("generator.assemble", "generator.render", "generator.write", "generator.incremental", "generator.serve")
+    assert [c for package in later for c in _crossings(package, ("generator.sources",))] == []
 
 
 def _model_offences() -> list[str]:

@@ -6,7 +6,7 @@ with the rows each accelerator is meant to save on:
   cold    a first build of a fresh copy of the inputs
   author  one author's affiliation edited (a different author each repeat)
   record  one cached record's title edited (a record only that author lists, written with
-          generator.fetch.cache, as bench/run.py's "ours record")
+          generator.store.cache, as bench/run.py's "ours record")
   ci      a fresh clone of the variant's own site with output/ and .authorsite/ restored (cp -a)
           and 10 records changed in 10 authors' cache files (bench/ci_row.py), then the build
   noop    the build again, nothing changed

@@ -27,7 +27,7 @@ from generator.assemble.matching import tagged
 from generator.assemble.merge import merge_records
 from generator.assemble.papers import collisions
 from generator.core.model import Author, Page, Record, SiteModel, Subject
-from generator.fetch.store import Store
+from generator.store.reader import Store
 from generator.core.taxonomy import Category, Taxonomy
 
 
@@ -107,7 +107,7 @@ def kept_records(author: AuthorConfig, store: Store) -> list[Record]:
     include = frozenset(author.include)
     for source in author.sources:
         kind = kind_of(source)
-        records = kind.records(source, store.entry(author.slug, source))
+        records = kind.records(source, store.records(author.slug, source))
         if kind.cache_key(source) is None:      # typed in: always kept
             out.extend(tagged(records, kind.match(source)))
             continue

@@ -11,7 +11,7 @@ import contextlib
 import os
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping
 
 from generator.core import ids
 from generator.config.check import OUTSIDE, Checker, describe, join, no_controls, outside, read_table
@@ -21,11 +21,9 @@ from generator.config.sources import Source, read_sources
 from generator.config.typed import config_class
 from generator.core.errors import Problem, SiteError
 from generator.core.model import Link, Photo
+from generator.core.parse_cache import ParseCache
 from generator.core.processes import fork_helper, stop_helper
 from generator.core.yamlfile import YMap, decode_yaml, read_bytes
-
-if TYPE_CHECKING:
-    from generator.incremental.parsed import ParsedInputs
 
 
 Filters = config_class("Filters", FILTERS, __name__)
@@ -41,7 +39,7 @@ AuthorConfig = config_class(
     doc="An author file's keys (generator.config.schema.AUTHOR), its slug and its path.")
 
 
-def load_authors(root: Path, parsed: ParsedInputs | None = None,
+def load_authors(root: Path, parsed: ParseCache | None = None,
                  unchanged: Mapping[str, AuthorConfig] | None = None,
                  groups: tuple[str, ...] = (), helper: bool = False) -> tuple[AuthorConfig, ...]:
     """Every author file of the site, in file name order; one ``SiteError`` for all their problems.
@@ -85,7 +83,7 @@ class _Reader:
     """Reads one author file of the folder at a time (through ``parsed``), refusing the files
     that are not to be read at all (``_refuse_file``; ``seen``: the slugs read so far)."""
 
-    def __init__(self, root: Path, folder: Path, parsed: ParsedInputs | None, groups: tuple[str, ...]) -> None:
+    def __init__(self, root: Path, folder: Path, parsed: ParseCache | None, groups: tuple[str, ...]) -> None:
         self.root, self.folder, self.parsed, self.groups = root, folder, parsed, groups
         self.prefix = folder.relative_to(root).as_posix() + "/"
         self.inside = not outside(folder, root)   # then a file that is no symlink is inside too (1,000 resolves saved)

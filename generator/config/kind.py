@@ -22,7 +22,6 @@ from generator.config.schema import Table
 from generator.config.typed import config_class
 
 if TYPE_CHECKING:
-    from generator.fetch.cache import CacheEntry
     from generator.core.model import Record
 
 
@@ -106,6 +105,7 @@ class SourceKind:
         """The source's own category filter (arXiv codes), () for none."""
         return ()
 
-    def records(self, source: Any, entry: CacheEntry | None) -> Sequence[Record]:  # noqa: ANN401
-        """The records this source contributes, before the author's filters."""
-        return entry.records if entry else ()
+    def records(self, source: Any, cached: Sequence[Record]) -> Sequence[Record]:  # noqa: ANN401
+        """The records this source contributes, before the author's filters. ``cached``: the records of
+        its cache file (``Store.records``), () when it has none."""
+        return cached

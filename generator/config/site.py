@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
+from typing import Any, Callable, Mapping, TypeVar
 from urllib.parse import urlsplit
 
 from generator.config.accent import problem as accent_problem
@@ -19,10 +19,9 @@ from generator.config.pages import PageSource, load_pages
 from generator.config.schema import FETCH, SITE
 from generator.config.typed import config_class
 from generator.core.errors import Problem, SiteError
+from generator.core.parse_cache import ParseCache
 from generator.core.yamlfile import YMap, read_yaml
 
-if TYPE_CHECKING:
-    from generator.incremental.parsed import ParsedInputs
 
 T = TypeVar("T")
 
@@ -61,7 +60,7 @@ SiteConfig = config_class(
     doc="The site: site.yaml's keys (generator.config.schema.SITE), its authors and its pages.")
 
 
-def load_site(root: Path, base_url: str | None = None, parsed: ParsedInputs | None = None,
+def load_site(root: Path, base_url: str | None = None, parsed: ParseCache | None = None,
               helper: bool = False) -> SiteConfig:
     """Read the whole site configuration; raise one ``SiteError`` listing every problem.
     ``parsed``: the parsed-input cache, for the author files (generator.incremental.parsed), which a forked

@@ -41,6 +41,11 @@ class Person:
     affiliations: tuple[str, ...] = ()
 
 
+# The name of the last Person of an author list that a source cut short: no author, the mark that
+# more follow. The sources put it there (generator.sources); the exports and the lab list read it.
+ET_AL = "et al."
+
+
 # A Record field's metadata: how its JSON form (cache files, exports) keeps it. Every other field
 # is always written; its JSON kind comes from its type (``JSON_KINDS``).
 WHEN_SET = MappingProxyType({"json": "when set"})   # written only when it has a value

@@ -1,1 +1,1 @@
-"""The fetch stage's cache: the committed cache files, their one reader, and `authorsite fetch`."""
+"""``authorsite fetch``: the network side that fills the cache (through generator.store)."""

@@ -33,7 +33,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable, Sequence
 
-from generator.fetch import cache
+from generator.store import cache
 from generator.config import AuthorConfig, SiteConfig, Source
 from generator.config.sources import kind_of
 from generator.core.files import atomic_write
@@ -44,7 +44,7 @@ from generator.sources.arxiv import endpoint_url
 from generator.sources.http import FetchError
 from generator.sources.outcome import SourceResult
 from generator.sources.registry import FetchContext
-from generator.fetch.store import Store
+from generator.store.reader import Store
 
 log = logging.getLogger(__name__)
 

@@ -30,8 +30,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Sequence
 
-from generator.core.model import Record
-from generator.sources.text import ET_AL
+from generator.core.model import ET_AL, Record
 
 _TOKEN = re.compile(r'\s*(\(|\)|[A-Za-z_]+:"[^"]*"|[A-Za-z_]+:[^\s()"]+|"[^"]*"|[^\s()]+)')
 _OPERATORS = ("AND", "OR", "ANDNOT", "NOT")

@@ -13,7 +13,7 @@ part-way, 4 when the API refused a query as written (README.md, "Exit codes").
 A file whose records did not change is not rewritten at all, so ``fetched_at`` is
 the time its content last changed and a scheduled fetch with nothing new leaves
 the committed cache (and the git history) untouched. A missing or unreadable cache
-file is simply a first fetch. The cache is read through ``store`` (the same reader
+file is simply a first fetch. The cache is read through ``generator.store.reader`` (the same reader
 and warnings as the build); each kind's own fetching is ``SourceKind.fetch``.
 
 All sources share one ``HttpClient``: the delay between requests holds across
@@ -29,19 +29,19 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from generator.fetch import cache
+from generator.store import cache
 from generator.config import AuthorConfig, SiteConfig, Source
 from generator.config.sources import kind_of
 from generator.core.errors import EXIT_OK, EXIT_OUTPUT, EXIT_REFUSED, EXIT_UPSTREAM, SiteError
 from generator.core.model import Record
 from generator.core.files import build_lock
-from generator.fetch.record_json import to_json
+from generator.store.record_json import to_json
 from generator.fetch.refresh import refresh_sources
 from generator.sources.http import ClientPolicy, FetchError, HttpClient
 from generator.sources.outcome import PartialFetch, SourceResult, fetched_parts
 from generator.sources import registry
 from generator.sources.registry import FetchContext
-from generator.fetch.store import Store, read_all
+from generator.store.reader import Store, read_all
 
 log = logging.getLogger(__name__)
 

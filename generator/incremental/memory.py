@@ -1,7 +1,7 @@
 """What the preview keeps in memory between edits (``authorsite serve``): speed only.
 
 ``LiveSite`` (generator.serve.live) runs the pipeline's own steps on each edit: ``load_config`` (or
-``config.load_authors``), ``store.read_all``, ``assemble.assemble_author`` and ``assemble``,
+``config.load_authors``), ``store.reader.read_all``, ``assemble.assemble_author`` and ``assemble``,
 ``build.plan_site``. What it may skip is decided here, and only here, from what the watcher
 said changed:
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from generator.config import AuthorConfig, SiteConfig
     from generator.incremental.parsed import ParsedInputs
     from generator.core.model import Author, SiteModel
-    from generator.fetch.store import Store
+    from generator.store.reader import Store
     from generator.core.taxonomy import Taxonomy
 
 _AUTHORS = "content/authors/"

@@ -50,7 +50,8 @@ def parsed_dir(root: Path) -> Path:
 
 
 class ParsedInputs:
-    """The parsed-input cache of one site, for one process. ``parse`` is called only on a miss."""
+    """The parsed-input cache of one site, for one process. ``parse`` is called only on a miss.
+    The configuration and the store know it as a ``core.parse_cache.ParseCache`` only."""
 
     def __init__(self, root: Path, *, write: bool = True, keep: tuple[str, ...] = ()) -> None:
         """``keep``: the kinds whose values are also held in memory (the preview keeps the author

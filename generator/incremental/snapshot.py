@@ -31,7 +31,7 @@ import pickle
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
-from generator.fetch import cache
+from generator.store import cache
 
 from generator.assemble.site import assemble_author
 from generator.core.errors import SiteError
@@ -41,14 +41,14 @@ from generator.incremental.values import values_of
 from generator.render.digest import Digester
 from generator.core.model import Author, Record
 from generator.core.processes import fork_helper, stop_helper
-from generator.fetch.store import Reader, incomplete_sources
+from generator.store.reader import Reader, incomplete_sources
 from generator.core.taxonomy import load_taxonomy
 
 if TYPE_CHECKING:
     from generator.config import AuthorConfig, SiteConfig
     from generator.incremental.inputs import Inputs
     from generator.incremental.parsed import ParsedInputs
-    from generator.fetch.store import Store
+    from generator.store.reader import Store
 
 log = logging.getLogger(__name__)
 

@@ -39,10 +39,9 @@ import orjson
 
 from generator.assemble import matching
 from generator.core.latex import tex_to_text
-from generator.core.model import Author, Person, Record, SiteModel
+from generator.core.model import ET_AL, Author, Person, Record, SiteModel
 from generator.render.names import bibtex_name, csl_name, split_name
 from generator.core.routes import Urls
-from generator.sources.text import ET_AL
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -199,7 +198,7 @@ def _with_authors(r: Record, author: Author) -> Record:
     return r if r.authors else dataclasses.replace(r, authors=(Person(author.name), _UNKNOWN))
 
 
-_UNKNOWN = Person(ET_AL)   # the mark a source puts after a truncated list (generator.sources.text)
+_UNKNOWN = Person(ET_AL)   # the mark a source puts after a truncated list (model.ET_AL)
 _OTHERS = "others"         # BibTeX's own word for it: styles print "et al."
 
 

@@ -23,8 +23,7 @@ from typing import Iterable, Sequence
 from generator.assemble.site import sort_newest_first
 from generator.render.exports import venue_kind
 from generator.assemble.merge import merge
-from generator.core.model import Author, Person, Record
-from generator.sources.text import ET_AL
+from generator.core.model import ET_AL, Author, Person, Record
 
 KINDS = ("journal", "conference", "preprint", "thesis", "other")
 _THESIS = re.compile(r"\b(?:thesis|dissertation|habilitation)\b", re.I)

@@ -1,12 +1,12 @@
 """The preview's site, kept in memory between edits (``authorsite serve``).
 
 A CLI build starts from nothing: it reads every input, assembles every author and digests
-every job. The preview runs the same steps (``load_config``, ``store.read_all``,
+every job. The preview runs the same steps (``load_config``, ``store.reader.read_all``,
 ``assemble_author``, ``assemble``, ``plan_site``); what it may skip between edits is decided by
 generator.incremental.memory alone (``reuse=False``, serve --no-reuse: nothing is skipped, every
 edit rebuilds the whole preview). Told by the watcher which files changed, it
 re-reads only those (an author file through the parsed-input cache, a cache file through
-``store.read_all(reuse=...)``; an edit of author files that leaves every author's sources as
+``store.reader.read_all(reuse=...)``; an edit of author files that leaves every author's sources as
 they were keeps the store as it is), re-assembles only the authors whose inputs changed (the
 rest are the same objects), plans with one digester kept across edits (a record's digest is
 computed once while the authors listing it stay the same), and renders only the jobs whose
@@ -51,7 +51,7 @@ from generator.write.parallel import Pool, run_tasks
 from generator.pipeline import load_config, plan_site
 from generator.serve.preview_files import move_in, remove
 from generator.render.pages import author_tasks
-from generator.fetch.store import read_all
+from generator.store.reader import read_all
 from generator.core.taxonomy import load_taxonomy
 from generator.render.themes import make_environment, static_dirs
 

@@ -51,12 +51,12 @@ from generator.core import ids
 from generator.config import FetchPolicy
 from generator.config.kinds.arxiv import ArxivSource
 from generator.core.errors import SiteError
-from generator.core.model import Incomplete, Person, Record
+from generator.core.model import ET_AL, Incomplete, Person, Record
 from generator.sources.accept import parse_xml
 from generator.sources.http import (FetchError, HttpClient, PermanentError, QueryRefused, Response, TransientError,
                                     check_polite, is_arxiv_host)
 from generator.sources.outcome import Fetched, PartialFetch
-from generator.sources.text import (ABSTRACT_CAP, ET_AL, FIELD_CAP, MAX_AUTHORS, NAME_CAP, TITLE_CAP, clean_text,
+from generator.sources.text import (ABSTRACT_CAP, FIELD_CAP, MAX_AUTHORS, NAME_CAP, TITLE_CAP, clean_text,
                                     optional_text, split_terms, utc_iso, year_of)
 from generator.core.taxonomy import Taxonomy, load_taxonomy
 

@@ -33,10 +33,10 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from urllib.parse import quote
 
 from generator.core import ids
-from generator.core.model import Person, Record, record_key
+from generator.core.model import ET_AL, Person, Record, record_key
 from generator.sources.accept import parse_xml
 from generator.sources.http import HttpClient, PermanentError, Response, TransientError
-from generator.sources.text import ET_AL, FIELD_CAP, MAX_AUTHORS, NAME_CAP, TITLE_CAP, clean_text
+from generator.sources.text import FIELD_CAP, MAX_AUTHORS, NAME_CAP, TITLE_CAP, clean_text
 from generator.sources.works import arxiv_from_link, doi_from_link, endpoint, split_doi
 
 if TYPE_CHECKING:

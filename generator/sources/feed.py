@@ -26,12 +26,11 @@ from urllib.parse import urlsplit
 
 from generator.core import ids
 from generator.config.kinds.feed import FeedSource
-from generator.core.model import Person, Record, record_key
+from generator.core.model import ET_AL, Person, Record, record_key
 from generator.sources.accept import decode_xml, parse_checked
 from generator.sources.http import HttpClient, PermanentError, Response, TransientError, check_polite
 from generator.sources.text import (
     ABSTRACT_CAP,
-    ET_AL,
     MAX_AUTHORS,
     split_terms,
     NAME_CAP,

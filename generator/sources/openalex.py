@@ -39,9 +39,9 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from urllib.parse import quote
 
 from generator.core import ids
-from generator.core.model import Person, Record, record_key
+from generator.core.model import ET_AL, Person, Record, record_key
 from generator.sources.http import Extra, HttpClient, PermanentError, Response, TransientError, parse_retry_after
-from generator.sources.text import (ABSTRACT_CAP, ET_AL, FIELD_CAP, MAX_AUTHORS, NAME_CAP, TITLE_CAP, clean_text,
+from generator.sources.text import (ABSTRACT_CAP, FIELD_CAP, MAX_AUTHORS, NAME_CAP, TITLE_CAP, clean_text,
                                     utc_iso)
 from generator.sources.works import arxiv_from_link, doi_from_link, endpoint, parse_json, split_doi
 

@@ -22,7 +22,7 @@ from generator.sources.http import HttpClient, PermanentError, Response, Transie
 from generator.sources.works import parse_json
 
 if TYPE_CHECKING:
-    from generator.fetch.cache import CacheEntry
+    from generator.store.cache import CacheEntry
     from generator.config import FetchPolicy
     from generator.core.model import Record
     from generator.sources.outcome import Fetched

@@ -28,7 +28,6 @@ FIELD_CAP = 2_000          # comment, journal reference
 NAME_CAP = 300             # one author name or affiliation
 MAX_AUTHORS = 10_000       # above the largest real lists (5,154 names); pages bound the display
 MAX_TERMS = 50
-ET_AL = "et al."
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _ISO = re.compile(

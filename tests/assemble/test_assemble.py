@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from generator.assemble.site import assemble, kept_records, merge_records, sort_newest_first
-from generator.fetch.cache import CacheEntry
-from generator.fetch.store import Store
+from generator.store.cache import CacheEntry
+from generator.store.reader import Store
 from generator.config import ArxivSource, AuthorConfig, Filters, RecordsSource, SiteConfig, title_digest
 from generator.core.model import Record
 from generator.core.taxonomy import load_taxonomy

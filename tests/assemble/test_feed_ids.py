@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.fetch import cache
+from generator.store import cache
 from generator.assemble import feed_ids
 from generator.config import load_site
 from generator.core.errors import SiteError

@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 import yaml
 
-from generator.fetch import cache
+from generator.store import cache
 from generator.assemble import matching
 from generator.config import load_site
 from generator.core.model import Record

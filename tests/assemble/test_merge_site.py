@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from generator.core import routes
-from generator.fetch.cache import CacheEntry, cache_file, write_entry
+from generator.store.cache import CacheEntry, cache_file, write_entry
 from generator.config import load_site
 from generator.core.model import Person, Record
 from helpers import build, make_project, page_records

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from generator.core import routes
-from generator.fetch.cache import CacheEntry, cache_file, read_entry, source_description, write_entry
+from generator.store.cache import CacheEntry, cache_file, read_entry, source_description, write_entry
 from generator.config import load_site
 from generator.core.model import Author, Person, Record
 from generator.assemble.venues import split_venue, venue_index

@@ -185,7 +185,7 @@ def record(i: int, *, prefix: str = "2401", authors: Iterable[str] = ("Ada Lovel
 
 def seed_cache(root: Path, slug: str, records: list, query: str) -> Path:
     """Write the cache file a previous good fetch would have left for ``query``."""
-    from generator.fetch import cache
+    from generator.store import cache
     from generator.config import ArxivSource
 
     source = ArxivSource(query=query)

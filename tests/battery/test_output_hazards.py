@@ -1,4 +1,4 @@
-"""Output and cache writes (generator.write.output, generator.fetch.cache) on a hostile filesystem: battery
+"""Output and cache writes (generator.write.output, generator.store.cache) on a hostile filesystem: battery
 section D (filesystem, build and process), except the kill tests (test_output_kill).
 
 Tests run as root, so "not writable" is made real in other ways: output/ is a regular

@@ -2,7 +2,7 @@
 at scale (battery D3 and D4).
 
 * D3, build: a 100-author synthetic site (author files plus cache files written with
-  ``generator.fetch.cache.write_entry``) is built as a subprocess and SIGKILLed (with its whole
+  ``generator.store.cache.write_entry``) is built as a subprocess and SIGKILLed (with its whole
   process group: the render processes too, one of which writes the search index) at 20 seeded points
   spread over a build's life. The inputs alternate between two versions, so after every
   kill output/ must be byte-identical (paths, bytes, modes) to the previous complete
@@ -175,7 +175,7 @@ def _cache_files(root: Path) -> dict[str, Path]:
 
 def _check_cache(root: Path, old: dict[str, bytes]) -> int:
     """Every cache file is its old bytes or a complete new entry; returns how many are new."""
-    from generator.fetch import cache
+    from generator.store import cache
 
     new = 0
     files = _cache_files(root)

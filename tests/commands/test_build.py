@@ -26,7 +26,7 @@ import feedparser
 import pytest
 
 from generator.assemble.site import assemble
-from generator.fetch.store import read_all
+from generator.store.reader import read_all
 from generator.config import load_site
 from generator.core import ids
 from generator.core.latex import tex_to_html, tex_to_text

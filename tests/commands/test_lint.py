@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.fetch.cache import CacheEntry, cache_file, write_entry
+from generator.store.cache import CacheEntry, cache_file, write_entry
 from generator.config import load_site
 from generator.core.model import Record
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from generator.assemble.site import assemble
 from generator.config import AuthorConfig, RecordsSource, SiteConfig
 from generator.review import format_review, review_author
-from generator.fetch.store import Store
+from generator.store.reader import Store
 from generator.core.taxonomy import load_taxonomy
 
 from test_merge import arxiv, dblp, openalex, orcid, typed

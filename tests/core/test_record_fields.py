@@ -10,9 +10,9 @@ import json
 from dataclasses import fields
 from pathlib import Path
 
-from generator.fetch import cache, cache_records
+from generator.store import cache, cache_records
 from generator.core.model import Person, Record
-from generator.fetch.record_json import JSON_FIELDS, JSON_KINDS, from_json, json_fields, to_json
+from generator.store.record_json import JSON_FIELDS, JSON_KINDS, from_json, json_fields, to_json
 
 FULL = Record(
     key="arxiv:2401.00001", title="A title", year=2024, source="DBLP", arxiv_id="2401.00001", version=2,

@@ -16,7 +16,7 @@ from generator.incremental import parsed as parsed_mod
 from generator.build import build
 from generator.config import load_site
 from generator.incremental.parsed import ParsedInputs, entries, parsed_dir
-from generator.fetch.store import read_all
+from generator.store.reader import read_all
 
 
 def _read(root: Path) -> tuple[ParsedInputs, object]:

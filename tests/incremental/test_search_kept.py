@@ -11,7 +11,7 @@ from test_jobs import synthetic_site, tree
 
 from generator.core import routes
 from generator.build import build
-from generator.fetch.cache import cache_file, read_entry, write_entry
+from generator.store.cache import cache_file, read_entry, write_entry
 from generator.config import load_site
 from generator.incremental.parsed import ParsedInputs, entries
 from generator.write.search import Kept

@@ -16,7 +16,7 @@ from test_jobs import synthetic_site, tree
 from generator.core import routes
 from generator.render import search_index
 from generator.build import build
-from generator.fetch.cache import cache_file, read_entry, write_entry
+from generator.store.cache import cache_file, read_entry, write_entry
 from generator.config import load_site
 from generator.render.search_index import term_sets, write_terms
 from generator.incremental.search_patch import Last, New, Stale, meta_digest, patch

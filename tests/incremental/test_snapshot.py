@@ -21,8 +21,8 @@ from generator.incremental.parsed import ParsedInputs, entries
 from generator.core.errors import SiteError
 from generator.render.digest import Digester
 from generator.incremental.snapshot import RECORDS, _records, load_authors, part_key
-from generator.fetch.store import read_all
-from generator.fetch.cache import cache_file, read_entry, write_entry
+from generator.store.reader import read_all
+from generator.store.cache import cache_file, read_entry, write_entry
 
 
 def _authors(root: Path):   # noqa: ANN202 - a test helper

@@ -12,7 +12,7 @@ from test_jobs import assert_same_as_clean, cli, synthetic_site
 from generator.render import jobs
 from generator.render.digest import Digester
 from generator.pipeline import _assemble, _read_cache, load_config, plan_site
-from generator.fetch.cache import cache_file, read_entry, write_entry
+from generator.store.cache import cache_file, read_entry, write_entry
 from generator.incremental.inputs import read_inputs
 from generator.incremental.parsed import ParsedInputs
 from generator.incremental.subject_jobs import KIND, SubjectJobs

@@ -16,7 +16,7 @@ import pytest
 from pybtex.database import parse_string
 from pybtex.style.formatting.plain import Style
 
-from generator.fetch import cache
+from generator.store import cache
 from generator.config import load_site
 from generator.sources.arxiv import parse_page
 from helpers import build

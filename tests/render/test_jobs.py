@@ -23,7 +23,7 @@ from generator.render import jobs
 from generator.render.digest import Digester
 from generator.core import routes
 from generator.build import build
-from generator.fetch.cache import CacheEntry, cache_file, read_entry, write_entry
+from generator.store.cache import CacheEntry, cache_file, read_entry, write_entry
 from generator.config import load_site
 from generator.core.model import Person, Record, SiteModel, record_key
 from generator.write.output import spare_dir

@@ -26,7 +26,7 @@ from generator.core.model import Record, SiteModel
 from generator.assemble.papers import collisions, key_of, paper_key
 from generator.render.search_docs import documents, indexed_records
 from generator.write.sitesize import measure, parts
-from generator.fetch.store import read_all
+from generator.store.reader import read_all
 from generator.core.taxonomy import load_taxonomy
 from helpers import build, copy_demo
 

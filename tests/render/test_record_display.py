@@ -19,13 +19,13 @@ from pathlib import Path
 import pytest
 
 from generator.assemble import byline
-from generator.fetch import cache
+from generator.store import cache
 from generator.core import routes
 from generator.build import build
 from generator.config import load_site
-from generator.core.model import Person, Record
+from generator.core.model import ET_AL, Person, Record
 from generator.sources.arxiv import parse_page
-from generator.sources.text import ET_AL, MAX_AUTHORS
+from generator.sources.text import MAX_AUTHORS
 
 SAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "arxiv-samples"
 SAMPLE_2019 = SAMPLES / "arxiv-api-2019-search-all-science-start0-max10.xml"

@@ -19,12 +19,12 @@ from markupsafe import escape
 from generator.core import routes
 from generator.assemble.site import assemble
 from generator.assemble.byline import badge
-from generator.fetch.cache import CacheEntry, cache_file, write_entry
+from generator.store.cache import CacheEntry, cache_file, write_entry
 from generator.config import load_site
 from generator.core.latex import tex_to_text
 from generator.core.model import Person, Record, SiteModel
 from generator.render.pages import plan_tasks
-from generator.fetch.store import read_all
+from generator.store.reader import read_all
 from generator.core.taxonomy import load_taxonomy
 from generator.render.themes import make_environment
 from helpers import scan_html

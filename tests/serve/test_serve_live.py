@@ -15,7 +15,7 @@ from test_jobs import synthetic_site, tree
 
 from generator.core import routes
 from generator.build import build
-from generator.fetch.cache import cache_file, read_entry, write_entry
+from generator.store.cache import cache_file, read_entry, write_entry
 from generator.config import AuthorConfig, load_site
 from generator.core.errors import SiteError
 from generator.serve.live import LiveSite

@@ -39,7 +39,7 @@ def term() -> tuple[str, int]:
     from generator.assemble.site import assemble
     from generator.config import load_site
     from generator.write.search import document_text, indexed_records
-    from generator.fetch.store import read_all
+    from generator.store.reader import read_all
     from generator.core.taxonomy import load_taxonomy
 
     config = load_site(REPO)

@@ -1,4 +1,4 @@
-"""Fixtures of the sources tests (generator.sources, generator.fetch.run, generator.fetch.store):
+"""Fixtures of the sources tests (generator.sources, generator.fetch.run, generator.store.reader):
 a fake arXiv server per test and small sites.
 
 Everything talks real HTTP to 127.0.0.1 with real time, so delays are kept small

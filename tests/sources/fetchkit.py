@@ -10,7 +10,7 @@ import textwrap
 from pathlib import Path
 from typing import Callable
 
-from generator.fetch import cache
+from generator.store import cache
 from generator.config import SiteConfig
 from generator.core.model import Record
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from fetchkit import write_site
 
-from generator.fetch import cache
+from generator.store import cache
 from generator.config import ArxivSource
 from generator.core.model import Person, Record
 

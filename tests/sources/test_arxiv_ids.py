@@ -15,7 +15,7 @@ from atomgen import corpus, entry_xml, feed_xml
 from fakearxiv import Corpus, Reply
 from fetchkit import cache_path, run_cli, write_site
 
-from generator.fetch import cache
+from generator.store import cache
 from generator.config import load_site
 from generator.core.errors import SiteError
 from generator.fetch.run import fetch_site

@@ -11,7 +11,7 @@ from atomgen import corpus, entry_xml
 from fakearxiv import Corpus, Reply, Script
 from fetchkit import SAMPLE_2026, cache_path
 
-from generator.fetch import cache
+from generator.store import cache
 from generator.fetch.run import fetch_site, summary_table
 
 TWO = {

@@ -14,7 +14,7 @@ from atomgen import corpus, entry_xml, feed_xml
 from fakearxiv import Corpus, Glitch, Reply
 from fetchkit import JANE, cache_path, run_cli, seed_cache, write_site
 
-from generator.fetch import cache
+from generator.store import cache
 from generator.config import load_site
 from generator.core.errors import EXIT_UPSTREAM
 from generator.fetch.run import fetch_site, summary_table

@@ -12,7 +12,7 @@ from fakearxiv import Reply, Script
 from fetchkit import cache_path, hazard
 from scholarkit import OTHER, assert_bad_answers_keep_cache, base, fetch_one, one_source_site
 
-from generator.fetch import cache
+from generator.store import cache
 from generator.sources.dblp import parse_person
 
 PERSON = (OTHER / "dblp-person-12-3456.xml").read_bytes()

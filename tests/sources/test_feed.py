@@ -5,7 +5,7 @@ from __future__ import annotations
 from fakearxiv import Reply, Script
 from fetchkit import FIXTURES, cache_path, hazard
 
-from generator.fetch import cache
+from generator.store import cache
 from generator.fetch.run import fetch_site
 
 RSS = (FIXTURES / "feeds" / "arxiv-listing.rss").read_bytes()

@@ -16,7 +16,7 @@ from atomgen import corpus, entry_xml, feed_xml
 from fakearxiv import Corpus, Glitch, Reply, Script
 from fetchkit import JANE, cache_path, hazard, hazard_names, run_cli, seed_cache
 
-from generator.fetch import cache
+from generator.store import cache
 from generator.core.errors import EXIT_OUTPUT, SiteError
 from generator.fetch.run import fetch_site, merge_fetched
 from generator.sources import accept, arxiv

@@ -13,7 +13,7 @@ from fakearxiv import Reply, Script
 from fetchkit import cache_path
 from scholarkit import OTHER, assert_bad_answers_keep_cache, base, fetch_one, one_source_site
 
-from generator.fetch import cache
+from generator.store import cache
 from generator.fetch.run import fetch_site, summary_table
 from generator.sources.http import ClientPolicy, Clock, HttpClient
 from generator.sources.openalex import NO_KEY, rebuild_abstract

@@ -10,7 +10,7 @@ from fakearxiv import Reply, Script
 from fetchkit import cache_path, write_site
 from scholarkit import OTHER, assert_bad_answers_keep_cache, base, fetch_one, one_source_site
 
-from generator.fetch import cache
+from generator.store import cache
 from generator.config import load_site
 from generator.core.errors import SiteError
 from generator.sources.orcid import parse_works

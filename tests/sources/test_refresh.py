@@ -21,7 +21,7 @@ from fakesearch import Search
 from fetchkit import run_cli
 from refreshkit import make_site, names, new_paper, slug
 
-from generator.fetch import cache
+from generator.store import cache
 from generator.config import load_site
 from generator.fetch.run import fetch_site, summary_table
 from generator.fetch.refresh import state_path

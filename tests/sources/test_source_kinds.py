@@ -17,7 +17,7 @@ from typing import Iterator, Sequence
 import pytest
 
 from generator.assemble.site import assemble
-from generator.fetch.cache import CacheEntry, cache_file
+from generator.store.cache import CacheEntry, cache_file
 from generator.config import ArxivSource, AuthorConfig, FeedSource, RecordsSource, SiteConfig
 from generator.config.kind import SourceKind, source_class
 from generator.config.schema import Key, Table
@@ -27,7 +27,7 @@ from generator.lint import lint
 from generator.core.model import Record
 from generator.review import format_review, review_author
 from generator.sources.registry import FetchContext
-from generator.fetch.store import read_all
+from generator.store.reader import read_all
 from generator.core.taxonomy import load_taxonomy
 
 REPO = Path(__file__).resolve().parents[2]

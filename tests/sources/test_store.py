@@ -1,4 +1,4 @@
-"""generator.fetch.store: the one reader of content/cache/, by key, with one policy for bad files.
+"""generator.store.reader: the one reader of content/cache/, by key, with one policy for bad files.
 
 Real files and the real CLI: a cache file is found by (author, the source's cache key)
 whatever the order of the author's sources, and build, review, check and fetch print
@@ -16,12 +16,12 @@ from atomgen import entry_xml
 from fakearxiv import Corpus
 from fetchkit import run_cli, write_site
 
-from generator.fetch import cache
+from generator.store import cache
 from generator.assemble.site import assemble
 from generator.config import load_site
 from generator.core.model import Person, Record
-from generator.fetch.record_json import to_json
-from generator.fetch.store import read_all, unfetched_warning
+from generator.store.record_json import to_json
+from generator.store.reader import read_all, unfetched_warning
 from generator.core.taxonomy import load_taxonomy
 
 ARXIV = "  - arxiv: {query: 'au:\"Ada\"', categories: [cs.DB]}\n"

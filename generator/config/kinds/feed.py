@@ -6,14 +6,13 @@ Acceptance and parsing are ``sources.feed``'s (named by ``fetcher``).
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from generator.core import ids
 from generator.config.kind import SourceKind, source_class
 from generator.config.schema import HTTP_PATTERN, HTTP_URL, Key, Table
 
 if TYPE_CHECKING:
-    from generator.fetch.cache import CacheEntry
     from generator.core.model import Record
 
 FEED = Table("feed", (
@@ -34,13 +33,11 @@ class FeedKind(SourceKind):
     fetcher = "generator.sources.feed:fetch"
     checker = "generator.sources.feed:check"
 
-    def records(self, source: FeedSource, entry: CacheEntry | None) -> tuple[Record, ...]:
+    def records(self, source: FeedSource, cached: Sequence[Record]) -> tuple[Record, ...]:
         """The cached records under the feed's current label (it may have changed since the fetch)."""
-        if entry is None:
-            return ()
         label = source.label
         return tuple(dataclasses.replace(r, source=label) if label and r.source != label else r
-                     for r in entry.records)
+                     for r in cached)
 
 
 KIND = FeedKind()

@@ -8,14 +8,11 @@ declares the keys of one record and turns them into a ``model.Record``) and are 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Sequence
 
 from generator.config.kind import SourceKind
 from generator.config.records import RECORD, to_record
 from generator.core.model import Record
-
-if TYPE_CHECKING:
-    from generator.fetch.cache import CacheEntry
 
 TYPED_IN = "typed in"
 
@@ -48,7 +45,7 @@ class RecordsKind(SourceKind):
     def match(self, source: RecordsSource) -> str:
         return "identifier:typed-in"
 
-    def records(self, source: RecordsSource, entry: CacheEntry | None) -> tuple[Record, ...]:
+    def records(self, source: RecordsSource, cached: Sequence[Record]) -> tuple[Record, ...]:
         return source.records
 
 

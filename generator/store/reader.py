@@ -23,17 +23,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping, Sequence
+from typing import Any, Callable, Collection, Mapping, Sequence
 
-from generator.fetch import cache
-from generator.fetch.cache_records import checked_fields
+from generator.store import cache
+from generator.store.cache_records import checked_fields
 from generator.config import AuthorConfig, SiteConfig, Source
 from generator.config.sources import kind_of
 from generator.core.model import Person, Record
-from generator.fetch.record_json import json_fields
+from generator.core.parse_cache import ParseCache
+from generator.store.record_json import json_fields
 
-if TYPE_CHECKING:
-    from generator.incremental.parsed import ParsedInputs
 
 Key = tuple[str, str]          # (author slug, cache key)
 
@@ -69,6 +68,11 @@ class Store:
         key = kind_of(source).cache_key(source)
         return None if key is None else self.entries.get((slug, key))
 
+    def records(self, slug: str, source: Source) -> tuple[Record, ...]:
+        """The records of the source's cache entry, () when it has none (``entry``)."""
+        entry = self.entry(slug, source)
+        return entry.records if entry else ()
+
     def problem(self, slug: str, source: Source) -> Unreadable | None:
         """Why the source's cache file could not be read, if it could not."""
         key = kind_of(source).cache_key(source)
@@ -92,7 +96,7 @@ def unfetched_warning(unfetched: Sequence[str]) -> list[str]:
     return [head + "".join(f"\n  {u}" for u in unfetched)]
 
 
-def read_all(config: SiteConfig, slugs: Collection[str] | None = None, *, parsed: ParsedInputs | None = None,
+def read_all(config: SiteConfig, slugs: Collection[str] | None = None, *, parsed: ParseCache | None = None,
              reuse: Store | None = None, stale: Collection[Path] = (), whole_files: bool = False) -> Store:
     """Read the cache file of every fetched source of every author (or of ``slugs``) once.
     A record that cannot be one is left out with a note; with ``whole_files`` (fetch, which
@@ -111,7 +115,7 @@ class Reader:
     """Reads the cache files of one author after another into one store (``read_all``; the
     build reads only the authors whose snapshot is not kept, generator.incremental.snapshot)."""
 
-    def __init__(self, config: SiteConfig, parsed: ParsedInputs | None = None, reuse: Store | None = None,
+    def __init__(self, config: SiteConfig, parsed: ParseCache | None = None, reuse: Store | None = None,
                  stale: Collection[Path] = (), whole_files: bool = False, keep: bool = True) -> None:
         self.config, self.parsed, self.reuse, self.stale = config, parsed, reuse, set(stale)
         self.whole_files, self.keep = whole_files, keep
@@ -180,7 +184,7 @@ _FIELDS = tuple(json_fields({"key": "", "title": ""}))
 Parsed = tuple[dict[str, Any], str, tuple[tuple[Any, ...], ...], dict[str, Any]]  # (source, fetched_at, fields, marks)
 
 
-def _read_entry(path: Path, name: str, parsed: ParsedInputs | None,
+def _read_entry(path: Path, name: str, parsed: ParseCache | None,
                 make_record: Callable[[tuple[Any, ...]], Record]) -> cache.CacheEntry:
     try:
         raw = path.read_bytes()

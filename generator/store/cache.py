@@ -5,7 +5,7 @@ order, so a scheduled fetch shows new papers as a readable diff. Each file holds
 its format version, the source it came from (query or URL) and when it was
 fetched. Writes go through a temporary file in the same folder and ``os.replace``,
 so a crash leaves either the old file or the new one, never half of one.
-This module is the write side and the format; ``store`` is the one reader that the
+This module is the write side and the format; ``reader`` is the one reader that the
 build, fetch, review and check use, with one policy for a file that cannot be read.
 
 Two optional fields say how much of a paged query the file holds, and are written only
@@ -31,7 +31,7 @@ from generator.config import Source
 from generator.config.sources import kind_of
 from generator.core.files import atomic_write
 from generator.core.model import Incomplete, Record
-from generator.fetch.record_json import from_json, to_json
+from generator.store.record_json import from_json, to_json
 
 FORMAT = 1
 

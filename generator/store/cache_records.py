@@ -11,7 +11,7 @@ each record is checked against the JSON form ``record_json.json_fields`` reads:
 * a subject that is no arXiv category is dropped from the record, and said so (its chip
   would link to a subject page that does not exist).
 
-The build leaves a refused record out and warns, naming the file (``store``); ``fetch``, which
+The build leaves a refused record out and warns, naming the file (``store.reader``); ``fetch``, which
 writes the files back, reads them with ``whole_files`` and takes such a file as unreadable, so it
 never writes back a cache with a record less.
 """
@@ -24,7 +24,7 @@ from itertools import chain
 from operator import itemgetter
 from typing import Any
 
-from generator.fetch.record_json import JSON_FIELDS, json_fields
+from generator.store.record_json import JSON_FIELDS, json_fields
 from generator.core.taxonomy import load_taxonomy
 
 _NONE = type(None)
