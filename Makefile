@@ -78,7 +78,8 @@ bench: $(VENV)/.installed-bench
 	$(PY) bench/run.py $(BENCH_ARGS)
 
 # Issue 42: our build at 5,000 and 20,000 authors (bench/README.md, "At scale"): no Hugo, no Pagefind, the
-# rows below, one repeat each; then their table. A quick check of the target itself:
+# rows below, one repeat each; then their table. Each size's output and build state are removed after
+# its run (1.1 MB an author; the inputs stay for the next run to reuse). A quick check of the target itself:
 #   make bench-scale SCALE_SIZES="50 100" SCALE_RECORDS=20
 SCALE_SIZES   ?= 5000 20000
 SCALE_RECORDS ?= 100
@@ -89,6 +90,7 @@ bench-scale: $(VENV)/.installed
 	set -e; for a in $(SCALE_SIZES); do \
 	  $(PY) bench/run.py --authors $$a --records $(SCALE_RECORDS) --no-peer --rows $(SCALE_ROWS) --repeat 1 \
 	    --budget-minutes 600 --timeout 7200 --out benchmark-results/scale-a$$a-r$(SCALE_RECORDS).json $(SCALE_ARGS); \
+	  rm -rf benchmark-results/corpus-a$$a-r$(SCALE_RECORDS)-s*/site/output benchmark-results/corpus-a$$a-r$(SCALE_RECORDS)-s*/site/.authorsite; \
 	done
 	$(PY) bench/scale_table.py $(foreach a,$(SCALE_SIZES),benchmark-results/scale-a$(a)-r$(SCALE_RECORDS).json)
 

@@ -31,6 +31,9 @@
    memory, output size and page count) on stdout, and the same as JSON in
    benchmark-results/bench-<timestamp>.json.
 
+--no-peer leaves out every Hugo row and the corpus's Hugo site; --rows picks our rows (ours_cold always
+runs). `make bench-scale` uses both, at 5,000 and 20,000 authors (bench/README.md, "At scale").
+
 If the projected time of the next repeat would exceed --budget-minutes, the run stops
 after the repeats done so far and says so (the JSON records it).
 """
