@@ -7,7 +7,7 @@ CLI    := $(VENV)/bin/authorsite
 BASE_URL ?=
 BUILD_FLAGS := $(if $(BASE_URL),--base-url "$(BASE_URL)",)
 
-.PHONY: install site test system-tools serve fetch check clean bench golden docs dist messages
+.PHONY: install site test system-tools serve fetch check clean bench bench-scale golden docs dist messages
 
 # pip byte-compiles the libraries it installs, not an editable package's own modules: compiled
 # here, so a run under PYTHONDONTWRITEBYTECODE (set on some machines) does not compile them each time.
@@ -76,6 +76,23 @@ $(VENV)/.installed-bench: $(VENV)/.installed pyproject.toml
 bench: $(VENV)/.installed-bench
 	$(PY) -m compileall -q generator
 	$(PY) bench/run.py $(BENCH_ARGS)
+
+# Issue 42: our build at 5,000 and 20,000 authors (bench/README.md, "At scale"): no Hugo, no Pagefind, the
+# rows below, one repeat each; then their table. Each size's output and build state are removed after
+# its run (1.1 MB an author; the inputs stay for the next run to reuse). A quick check of the target itself:
+#   make bench-scale SCALE_SIZES="50 100" SCALE_RECORDS=20
+SCALE_SIZES   ?= 5000 20000
+SCALE_RECORDS ?= 100
+SCALE_ARGS    ?=
+SCALE_ROWS    := ours_cold,ours_noop,ours_author,ours_record,ours_ci
+bench-scale: $(VENV)/.installed
+	$(PY) -m compileall -q generator
+	set -e; for a in $(SCALE_SIZES); do \
+	  $(PY) bench/run.py --authors $$a --records $(SCALE_RECORDS) --no-peer --rows $(SCALE_ROWS) --repeat 1 \
+	    --budget-minutes 600 --timeout 7200 --out benchmark-results/scale-a$$a-r$(SCALE_RECORDS).json $(SCALE_ARGS); \
+	  rm -rf benchmark-results/corpus-a$$a-r$(SCALE_RECORDS)-s*/site/output benchmark-results/corpus-a$$a-r$(SCALE_RECORDS)-s*/site/.authorsite; \
+	done
+	$(PY) bench/scale_table.py $(foreach a,$(SCALE_SIZES),benchmark-results/scale-a$(a)-r$(SCALE_RECORDS).json)
 
 golden: $(VENV)/.installed-test
 	AUTHORSITE_UPDATE_GOLDEN=1 $(PY) -m pytest -q tests/render/test_render_golden.py

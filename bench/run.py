@@ -31,6 +31,9 @@
    memory, output size and page count) on stdout, and the same as JSON in
    benchmark-results/bench-<timestamp>.json.
 
+--no-peer leaves out every Hugo row and the corpus's Hugo site; --rows picks our rows (ours_cold always
+runs). `make bench-scale` uses both, at 5,000 and 20,000 authors (bench/README.md, "At scale").
+
 If the projected time of the next repeat would exceed --budget-minutes, the run stops
 after the repeats done so far and says so (the JSON records it).
 """
@@ -79,6 +82,9 @@ ROWS = [
     ("search", "ours: search index step alone", None, "hugo_cold"),
     ("serve_reload", "ours: serve, 1 author edited -> new text in the page (Chromium)", None, None),
 ]
+# Our rows --rows can pick ("refresh": the requests of a fetch with nothing new, bench/refresh_row.py)
+OUR_ROWS = ("ours_cold", "ours_cold_nosearch", "ours_ci", "ours_noop", "ours_author", "ours_record", "search",
+            "serve_reload", "refresh")
 SERVE_TARGET_S = 0.5   # issue 12, acceptance 3: seconds, not a ratio
 MEMORY_TARGET = 1.0  # peak memory of our cold build (process tree) / Hugo's (issue 12, acceptance 5)
 # the output each cold run leaves, as the size table names it
@@ -368,7 +374,9 @@ class Corpus:
         return self.dir / "pristine"
 
 
-def prepare_corpus(authors: int, records: int, seed: int, force: bool) -> Corpus:
+def prepare_corpus(authors: int, records: int, seed: int, force: bool, hugo: bool = True) -> Corpus:
+    """The corpus folder, generated or reused; ``hugo``: whether the Hugo site is needed too (not
+    with --no-peer: at 20,000 authors it is gigabytes of data files and minutes to write)."""
     params = {"authors": authors, "records": records, "seed": seed}
     c = Corpus(RESULTS / f"corpus-a{authors}-r{records}-s{seed}", params)
     stamp_path = c.dir / "stamp.json"
@@ -382,6 +390,9 @@ def prepare_corpus(authors: int, records: int, seed: int, force: bool) -> Corpus
             c.counts = stamp.get("counts", {})
             restore_pristine(c)
             print(f"corpus: reusing {c.dir.relative_to(REPO)}")
+            if hugo and not c.hugo.is_dir():   # made by a --no-peer run
+                run_checked([sys.executable, str(SHARED / "to_hugo.py"), "--corpus", str(c.neutral),
+                             "--out", str(c.hugo)])
             return c
     print(f"corpus: generating {c.dir.relative_to(REPO)} ...", flush=True)
     t0 = time.perf_counter()
@@ -392,9 +403,11 @@ def prepare_corpus(authors: int, records: int, seed: int, force: bool) -> Corpus
     run_checked([py, str(SHARED / "make_corpus.py"), "--authors", str(authors), "--records-per-author",
                  str(records), "--seed", str(seed), "--out", str(c.neutral)])
     run_checked([py, str(HERE / "convert.py"), "--corpus", str(c.neutral), "--out", str(c.site)])
-    run_checked([py, str(SHARED / "to_hugo.py"), "--corpus", str(c.neutral), "--out", str(c.hugo)])
+    if hugo:
+        run_checked([py, str(SHARED / "to_hugo.py"), "--corpus", str(c.neutral), "--out", str(c.hugo)])
     c.generated_seconds = time.perf_counter() - t0
-    n_records = sum(1 for _ in open(c.neutral / "records.jsonl", encoding="utf-8"))
+    with open(c.neutral / "records.jsonl", "rb") as f:
+        n_records = sum(1 for _ in f)
     c.counts = {"unique_records": n_records, "author_records": authors * records}
     stamp_path.write_text(json.dumps({**want, "counts": c.counts}, indent=1) + "\n")
     print(f"corpus: done in {c.generated_seconds:.1f} s", flush=True)
@@ -440,12 +453,24 @@ def edit_targets(c: Corpus) -> tuple[Path, str, Path, str]:
     author_file = c.site / "content" / "authors" / f"{authors[len(authors) // 2]['slug']}.yaml"
     owner = None
     rec_id = None
-    with open(c.neutral / "records.jsonl", encoding="utf-8") as f:
-        lines = f.readlines()
-    for line in lines[len(lines) // 3:] + lines[: len(lines) // 3]:
-        r = json.loads(line)
-        if len(r["profiles"]) == 1:
-            owner, rec_id = by_id[r["profiles"][0]], r["id"]
+    # the first record past a third of the file that one author alone lists (wrapping round), read
+    # a line at a time: the file is 3 GB at 20,000 x 100, and this process's peak is folded into
+    # its children's ru_maxrss (see measure)
+    records = c.neutral / "records.jsonl"
+    with open(records, "rb") as f:
+        third = sum(1 for _ in f) // 3
+    for start, stop in ((third, None), (0, third)):
+        with open(records, encoding="utf-8") as f:
+            for n, line in enumerate(f):
+                if n < start:
+                    continue
+                if stop is not None and n >= stop:
+                    break
+                r = json.loads(line)
+                if len(r["profiles"]) == 1:
+                    owner, rec_id = by_id[r["profiles"][0]], r["id"]
+                    break
+        if owner is not None:
             break
     assert owner is not None and rec_id is not None
     sys.path.insert(0, str(HERE))
@@ -519,6 +544,14 @@ def fmt_s(x: float) -> str:
     return f"{x:.2f}" if x < 100 else f"{x:.0f}"
 
 
+def _rows(text: str) -> tuple[str, ...]:
+    rows = tuple(r.strip() for r in text.split(",") if r.strip())
+    unknown = [r for r in rows if r not in OUR_ROWS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown row(s) {', '.join(unknown)}; the rows are {', '.join(OUR_ROWS)}")
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="authorsite vs Hugo benchmark")
     ap.add_argument("--authors", type=int, default=1000)
@@ -531,7 +564,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="stop repeating when the next repeat would end after this (default 15)")
     ap.add_argument("--timeout", type=float, default=1800.0, help="per command, seconds")
     ap.add_argument("--no-peer", action="store_true",
-                    help="skip `hugo && pagefind` (Pagefind over a 5,000-author Hugo site needs ~17 GB)")
+                    help="skip the peer rows: Hugo's build and rebuild and `hugo && pagefind` (Pagefind over a "
+                         "5,000-author Hugo site needs ~17 GB); the corpus gets no Hugo site and neither Hugo "
+                         "nor Pagefind need be installed")
+    ap.add_argument("--rows", type=_rows, default=OUR_ROWS, metavar="ROW,ROW",
+                    help="which of our rows to run (default all): " + ", ".join(OUR_ROWS) +
+                         "; ours_cold always runs (the others start from its output)")
     ap.add_argument("--out", type=Path, help="JSON file (default benchmark-results/bench-<timestamp>.json)")
     ap.add_argument("--against", type=Path, metavar="CHECKOUT",
                     help="another authorsite checkout (git worktree add ../base COMMIT), timed beside ours (bench/against.py)")
@@ -541,11 +579,13 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     RESULTS.mkdir(exist_ok=True)
     code_at_start = {"fingerprint": code_fingerprint(), **git_state()}
-    hugo = hugo_binary(args.hugo)
-    pagefind = _pagefind()
-    if pagefind is None:
-        sys.exit("error: Pagefind (the peer's search) is not installed: make bench installs the bench extra")
-    corpus = prepare_corpus(args.authors, args.records, args.seed, args.regenerate)
+    hugo = pagefind = None
+    if not args.no_peer:
+        hugo = hugo_binary(args.hugo)
+        pagefind = _pagefind()
+        if pagefind is None:
+            sys.exit("error: Pagefind (the peer's search) is not installed: make bench installs the bench extra")
+    corpus = prepare_corpus(args.authors, args.records, args.seed, args.regenerate, hugo=not args.no_peer)
     author_file, author_slug, cache_path, record_key = edit_targets(corpus)
     ours = our_command(corpus.site)
     hugo_env = {**os.environ, "HUGO_CACHEDIR": str(corpus.hugo_cache)}
@@ -559,7 +599,17 @@ def main(argv: list[str] | None = None) -> int:
     sizes: dict[str, Any] = {}
     notes: list[str] = []
 
+    def wanted(name: str) -> bool:
+        """Whether a row runs: the peer's only without --no-peer, ours when --rows names it."""
+        if name.startswith("hugo_"):
+            return not args.no_peer
+        if name.startswith("against_"):   # --against's twin of one of our rows (which twins() checks)
+            return True
+        return name in args.rows or name == "ours_cold"
+
     def step(name: str, fn: Callable[[], Run]) -> None:
+        if not wanted(name):
+            return
         r = fn()
         runs[name].append(r)
         print(f"  {name:<13} {r.wall:8.2f} s wall {r.cpu:8.2f} s cpu {r.peak_mb:8.0f} MB  (load {r.load1:.1f})",
@@ -567,6 +617,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def twins(name: str, fn: Callable[[], Run], twin: Callable[[], Run], first: bool) -> None:
         """Our row, and with --against its twin right beside it (``first``: ours first)."""
+        if not wanted(name):
+            return
         pair = [(name, fn), (against.TWINS[name][0], twin)] if code is not None else [(name, fn)]
         for n, f in (pair if first else pair[::-1]):
             step(n, f)
@@ -635,11 +687,12 @@ def main(argv: list[str] | None = None) -> int:
                 for name, fn in pair[::flip]:
                     if name in twin_cold:
                         twins(name, fn, twin_cold[name], mine)
-                    elif not (args.no_peer and name == "hugo_pagefind"):
+                    else:
                         step(name, fn)
                 if i == 0:
                     (ours_run, ours_size), (hugo_run, hugo_size) = [(n, SIZE_NAMES[n]) for n, _ in pair]
-                    sizes[ours_size] = tree_stats(out_dir, SEARCH_INDEX)
+                    if runs[ours_run]:   # not when --rows leaves it out
+                        sizes[ours_size] = tree_stats(out_dir, SEARCH_INDEX)
                     if runs[hugo_run]:   # not with --no-peer
                         sizes[hugo_size] = tree_stats(corpus.hugo_dest)
             twins("ours_ci", lambda: ci_build(corpus, args.timeout),   # the output is ours_cold's here
@@ -655,7 +708,7 @@ def main(argv: list[str] | None = None) -> int:
                 against.mirror(corpus.site, twin_site, cache_path)
             twins("ours_record", build(corpus.site), build(twin_site), mine)
             step("search", search_alone)
-            if i == 0:
+            if i == 0 and wanted("serve_reload"):
                 runs["serve_reload"] += serve_reload(corpus.site, author_file)
                 if code is not None:
                     runs["against_serve_reload"] += serve_reload(twin_site, twin_site / author_file.relative_to(corpus.site),
@@ -675,7 +728,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         restore_pristine(corpus)
     from refresh_row import print_row, refresh_requests   # issue 12 acceptance 4: requests, not time
-    refresh = refresh_requests(corpus.site, corpus.dir, args.timeout)
+    refresh = refresh_requests(corpus.site, corpus.dir, args.timeout) if wanted("refresh") else None
     print_row(refresh)
 
     code_at_end = {"fingerprint": code_fingerprint(), **git_state()}
@@ -703,8 +756,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def make_report(args: argparse.Namespace, corpus: Corpus, runs: dict[str, list[Run]], sizes: dict[str, Any],
-                notes: list[str], hugo: Path, done: int, total_seconds: float) -> dict[str, Any]:
-    rows = {key: _row(label, runs[key], runs.get(base or "", []), target) | {"baseline": base}
+                notes: list[str], hugo: Path | None, done: int, total_seconds: float) -> dict[str, Any]:
+    rows = {key: _row(label, runs[key], runs.get(base or "", []), target)
+            | {"baseline": base if runs.get(base or "") else None}   # None: the baseline row did not run
             for key, label, target, base in ROWS + against.ROWS if runs.get(key)}
     if "serve_reload" in rows:
         row = rows["serve_reload"]
@@ -726,6 +780,8 @@ def make_report(args: argparse.Namespace, corpus: Corpus, runs: dict[str, list[R
         "params": corpus.params,
         "corpus": {"dir": str(corpus.dir.relative_to(REPO)), **corpus.counts,
                    "generated_seconds": corpus.generated_seconds},
+        "rows_run": [k for k in OUR_ROWS if k in args.rows or k == "ours_cold"],
+        "no_peer": args.no_peer,
         "repeats_requested": args.repeat,
         "repeats_done": done,
         "rows": rows,
@@ -733,8 +789,8 @@ def make_report(args: argparse.Namespace, corpus: Corpus, runs: dict[str, list[R
         "sizes": sizes,
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
                     "load1_at_start_of_runs": summarize(load) if load else None},
-        "tools": {"hugo": tool_version([str(hugo), "version"]),
-                  "hugo_binary": str(hugo),
+        "tools": {"hugo": tool_version([str(hugo), "version"]) if hugo else None,
+                  "hugo_binary": str(hugo) if hugo else None,
                   "authorsite": tool_version(our_command(corpus.site)[:-4] + ["--version"]),
                   "pagefind (the peer's search)": tool_version([str(p), "--version"]) if (p := _pagefind()) else None},
         "git": git_state(),
