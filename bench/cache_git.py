@@ -9,7 +9,7 @@ scratch git repository, commits them, packs (``git gc``) and reads ``git count-o
 refreshes, one commit each, as `authorsite fetch` leaves the cache: each author gets a new paper
 with probability ``--rate`` a day (default: the corpus's own rate, its records per author over the
 span of its dates, 100 over 11.5 years = 0.024), the record added to the author's cache file
-with generator.fetch.cache (the whole file rewritten, records sorted by key, as a fetch writes
+with generator.store.cache (the whole file rewritten, records sorted by key, as a fetch writes
 it), its title and abstract fresh text made the way make_corpus.py makes them; with
 ``--revised`` a share of authors a day also get a new version of one cached record (version + 1,
 new update time). Packs again and prints the growth per refresh and per author.
@@ -63,7 +63,7 @@ def new_record(rng: random.Random, base, name: str, day: date, n: int):  # noqa:
 
 def refresh_day(repo: Path, rng: random.Random, day: date, rate: float, revised: float, counter: list[int]) -> int:
     """One day's refresh over every cache file of ``repo``; the number of files it rewrote."""
-    from generator.fetch.cache import read_entry, write_entry
+    from generator.store.cache import read_entry, write_entry
     written = 0
     for path in sorted((repo / "content" / "cache").glob("*/*.json")):
         add, bump = rng.random() < rate, rng.random() < revised
