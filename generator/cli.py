@@ -294,12 +294,12 @@ def clean(ctx: click.Context) -> None:
               "of this version (default with --ref: the git URL this authorsite came from).")
 @click.option("--ref", metavar="TAG-OR-COMMIT", help="With --repo: the tag or commit to install (default: the commit "
               "this authorsite came from).")
+@click.option("--shards", type=click.IntRange(1, 256), default=1, help="Machines its publish workflow builds on (site.yaml's shards).")
 @_handle_errors
-def init(directory: Path, title: str, repo: str | None, ref: str | None) -> None:
+def init(directory: Path, title: str, repo: str | None, ref: str | None, shards: int) -> None:
     """Create a new site in DIRECTORY with one example author."""
     from generator.newsite import create_site, resolve_pin
-
-    pin = create_site(directory, title=title, pin=resolve_pin(repo, ref))
+    pin = create_site(directory, title=title, pin=resolve_pin(repo, ref), shards=shards)
     log.info("created a new site in %s; its Makefile installs %s", directory, pin)
     if pin.local:
         log.warning("that URL exists only on this machine, so the site's workflows cannot install authorsite "

@@ -47,8 +47,8 @@ def add_to(cli: click.Group, handle_errors: Callable[[Any], Any], report_size: C
     @click.pass_context
     @handle_errors
     def shards(ctx: click.Context) -> None:
-        """Print the shards site.yaml's 'shards: N' asks for, as JSON (["1/2","2/2"]): the publish workflow's
-        matrix, read at run time."""
+        """Print the shards site.yaml's 'shards: N' asks for, as JSON ({"count":2,"shard":[1,2]}): the publish
+        workflow's matrix, read at run time."""
         from generator.sharded import matrix
 
         click.echo(json.dumps(matrix(ctx.obj["root"]), separators=(",", ":")))

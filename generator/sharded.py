@@ -70,8 +70,8 @@ def merge(root: Path, folders: Sequence[Path], out_dir: Path | None = None) -> t
     return target, merging.merge(root, shards, target)
 
 
-def matrix(root: Path) -> list[str]:
-    """``shards:`` of site.yaml as the shard names a GitHub Actions matrix runs: ["1/4", ..., "4/4"].
+def matrix(root: Path) -> dict[str, object]:
+    """``shards:`` of site.yaml as the publish workflow's matrix: {"count": N, "shard": [1, ..., N]}.
     Only site.yaml is read, checked by its schema (generator.config.schema.SITE) as a build checks it."""
     data, problems = read_yaml(root / "site.yaml", "site.yaml")
     ck = Checker("site.yaml")
@@ -79,4 +79,4 @@ def matrix(root: Path) -> list[str]:
     values = read_table(ck, ck.mapping(data if data is not None else YMap(), "site.yaml", 1) or YMap(), SITE)
     if ck.problems:
         raise SiteError.from_problems(ck.problems)
-    return [str(Spec(k, values["shards"])) for k in range(1, values["shards"] + 1)]
+    return {"count": values["shards"], "shard": list(range(1, values["shards"] + 1))}

@@ -200,10 +200,10 @@ def test_the_shares_are_balanced_by_weight_and_stable() -> None:
 
 def test_the_matrix_is_read_from_site_yaml(tmp_path: Path) -> None:
     root = copy_demo(tmp_path / "demo")
-    assert matrix(root) == ["1/1"]
+    assert matrix(root) == {"count": 1, "shard": [1]}
     site = root / "site.yaml"
     site.write_text(site.read_text("utf-8") + "shards: 4\n", "utf-8")
-    assert matrix(root) == ["1/4", "2/4", "3/4", "4/4"]
+    assert matrix(root) == {"count": 4, "shard": [1, 2, 3, 4]}
     site.write_text(site.read_text("utf-8").replace("shards: 4", "shards: 0"), "utf-8")
     with pytest.raises(SiteError) as caught:
         matrix(root)
