@@ -24,11 +24,18 @@ def build_shard(root: Path, text: str, **options: Any) -> None:  # noqa: ANN401
                  res.rendered, res.jobs - res.rendered, res.seconds, res.folder)
 
 
+class _Folders(click.Argument):
+    """FOLDERS in the usage line, one or more (click writes "FOLDERS...", which reads as text cut short)."""
+
+    def make_metavar(self, *args: Any) -> str:  # noqa: ANN401
+        return "FOLDERS"
+
+
 def add_to(cli: click.Group, handle_errors: Callable[[Any], Any], report_size: Callable[..., None]) -> None:
     """Add ``merge`` and ``shards`` to the command group ``cli`` (its error handling and size report given)."""
 
     @cli.command(short_help="Join the folders 'build --shard K/N' made into the site's output, as 'build' writes it.")
-    @click.argument("folders", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path))
+    @click.argument("folders", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path), cls=_Folders)
     @click.option("--output", "--out", "output", type=click.Path(file_okay=False, path_type=Path),
                   help="Write here instead of site.yaml's output_dir.")
     @click.pass_context
