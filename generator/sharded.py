@@ -53,7 +53,7 @@ def build_shard(root: Path, spec: Spec, *, out_dir: Path | None = None, base_url
             and last.inputs == inputs.digest and all(os.path.lexists(folder / rel) for rel in last.outputs):
         log.info("nothing changed since the last build of shard %s in %s", spec, folder)
         return ShardResult(folder, len(last.outputs), 0, clock.seconds(), unchanged=True)
-    writer = Writer(spec)
+    writer = Writer(spec, reuse)
     res = pipeline.run(root, clock, inputs, None, base_url=base_url, out_dir=folder, strict=strict, search=search,
                        workers=workers, reuse=reuse, write=writer)
     return ShardResult(folder, writer.jobs, writer.rendered, res.seconds)

@@ -176,8 +176,8 @@ class Writer:
     """The shard's step in place of the build's last (``pipeline.run(write=...)``): its share
     of the planned jobs, reused or run, into its folder. ``jobs``, ``rendered``: what it did."""
 
-    def __init__(self, spec: Spec) -> None:
-        self.spec = spec
+    def __init__(self, spec: Spec, reuse: bool = True) -> None:
+        self.spec, self.reuse = spec, reuse   # reuse=False: the last shard's files are not read (--no-reuse)
         self.jobs = self.rendered = 0
 
     def __call__(self, pool: Pool, config: SiteConfig, site: SiteModel, inputs: Inputs,
@@ -192,7 +192,7 @@ class Writer:
         with build_lock(config.root, f"shard-{self.spec.name}"):
             check_shard_dir(target, config.root)
             recover(target)
-            last = ShardManifest.read(target / MANIFEST)
+            last = ShardManifest.read(target / MANIFEST) if self.reuse else None
             reuse, run = jobs.split(mine, jobs.Manifest(last.inputs, last.outputs) if last and last.complete
                                     else None, target)
             staging = staging_dir(target)

@@ -100,6 +100,8 @@ def test_a_generated_corpus_merged_is_the_build_and_shards_reuse_their_last_fold
     made = [build_shard(root, Spec(k, 3), workers=1) for k in (1, 2, 3)]
     assert sum(r.jobs for r in made) > 5 * sum(r.rendered for r in made) > 0, "each shard reused its last folder"
     merge(root, [r.folder for r in made])
+    whole = build_shard(root, Spec(2, 3), workers=1, reuse=False)
+    assert whole.rendered == whole.jobs == made[1].jobs, "--no-reuse: the shard's whole share is made anew"
     clean = copy_inputs(root, tmp_path / "clean")
     build(clean, workers=1, reuse=False)
     assert tree(root / "output") == tree(clean / "output")
