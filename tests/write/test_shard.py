@@ -118,7 +118,7 @@ def test_more_shards_than_jobs_leaves_some_empty(tmp_path: Path) -> None:
 
 @settings(max_examples=2, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-@given(steps=st.lists(st.tuples(st.sampled_from(sorted(EDITS)), st.sampled_from(NS)), min_size=8, max_size=10),
+@given(steps=st.lists(st.tuples(st.sampled_from(sorted(EDITS)), st.sampled_from(NS)), min_size=6, max_size=8),
        seed=st.integers(0, 2**16))
 def test_after_any_sequence_of_edits_the_merge_is_the_build(tmp_path: Path, steps: list[tuple[str, int]],
                                                             seed: int) -> None:
