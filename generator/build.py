@@ -39,6 +39,11 @@ def _target(root: Path, out_dir: Path | None) -> Path | None:
         return None
 
 
+def output_dir(root: Path) -> Path | None:
+    """The output folder site.yaml names (None if it is unreadable: then loading it says why)."""
+    return _target(root, None)
+
+
 def build(root: Path, *, base_url: str | None = None, out_dir: Path | None = None,
           strict: bool = False, search: bool = True, workers: int | None = None, reuse: bool = True) -> BuildResult:
     """Build the site at ``root`` into its output folder (or ``out_dir``). ``reuse=False``: nothing an

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, NoReturn, TypeVar
 
 import click
 
-from generator import __version__
+from generator import __version__, shard_commands
 from generator.core.errors import SiteError, plural
 
 if TYPE_CHECKING:
@@ -112,23 +112,25 @@ def cli(ctx: click.Context, root: Path, quiet: bool, verbose: bool) -> None:
 
 @cli.command(short_help="Build the site from the configuration and the committed cache (no network).")
 @click.option("--base-url", help="Override site.yaml's base_url (e.g. https://user.github.io/repo/).")
-@click.option("--output", "output", type=click.Path(file_okay=False, path_type=Path),
-              help="Write here instead of site.yaml's output_dir.")
+@click.option("--output", "--out", "output", type=click.Path(file_okay=False, path_type=Path),
+              help="Write here instead of site.yaml's output_dir (with --shard: .authorsite/shards/K-of-N/).")
 @click.option("--strict", is_flag=True,
               help="Exit 1 on warnings (a missing or incomplete cache, lint findings), as 'check --strict' does.")
 @click.option("--no-search", is_flag=True, help="Skip the search index; the search page then finds nothing.")
 @click.option("--no-reuse", is_flag=True,
               help="Reuse nothing an earlier build made (its files, parsed inputs, orders, search index): "
                    "every page is made anew, with the same output. For checking a build, or after a doubt.")
+@click.option("--shard", metavar="K/N", help="Build shard K of N (1-based) into its folder, for 'authorsite merge'.")
 @click.pass_context
 @_handle_errors
 def build(ctx: click.Context, base_url: str | None, output: Path | None, strict: bool, no_search: bool,
-          no_reuse: bool) -> None:
+          no_reuse: bool, shard: str | None) -> None:
     """Build the site from the configuration and the committed cache (no network)."""
     from generator.build import build as run_build
-
-    res = run_build(ctx.obj["root"], base_url=base_url, out_dir=output, strict=strict, search=not no_search,
-                    reuse=not no_reuse)
+    options = {"base_url": base_url, "out_dir": output, "strict": strict, "search": not no_search, "reuse": not no_reuse}
+    if shard is not None:   # a share of the build, for 'merge' (generator.shard_commands)
+        return shard_commands.build_shard(ctx.obj["root"], shard, **options)
+    res = run_build(ctx.obj["root"], **options)
     if res.unchanged:
         return
     log.info("built %d files (%.1f MB written) for %s, %s, %s in %.2f s -> %s", res.files, res.bytes / 1e6,
@@ -142,8 +144,7 @@ def _report_size(out_dir: Path, size: SiteSize | None = None) -> None:
     GitHub Pages' limit (generator.write.sitesize)."""
     from generator.write.sitesize import report
 
-    warning = report(out_dir, size)
-    if warning:
+    if warning := report(out_dir, size):
         log.warning("%s", warning)
 
 
@@ -293,12 +294,12 @@ def clean(ctx: click.Context) -> None:
               "of this version (default with --ref: the git URL this authorsite came from).")
 @click.option("--ref", metavar="TAG-OR-COMMIT", help="With --repo: the tag or commit to install (default: the commit "
               "this authorsite came from).")
+@click.option("--shards", type=click.IntRange(1, 256), default=1, help="Machines its publish workflow builds on (site.yaml's shards).")
 @_handle_errors
-def init(directory: Path, title: str, repo: str | None, ref: str | None) -> None:
+def init(directory: Path, title: str, repo: str | None, ref: str | None, shards: int) -> None:
     """Create a new site in DIRECTORY with one example author."""
     from generator.newsite import create_site, resolve_pin
-
-    pin = create_site(directory, title=title, pin=resolve_pin(repo, ref))
+    pin = create_site(directory, title=title, pin=resolve_pin(repo, ref), shards=shards)
     log.info("created a new site in %s; its Makefile installs %s", directory, pin)
     if pin.local:
         log.warning("that URL exists only on this machine, so the site's workflows cannot install authorsite "
@@ -356,6 +357,7 @@ def _accept_verbosity_after_command(group: click.Group) -> None:
         ]
 
 
+shard_commands.add_to(cli, _handle_errors, _report_size)   # merge, shards
 _accept_verbosity_after_command(cli)
 
 

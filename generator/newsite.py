@@ -42,6 +42,8 @@ language: en
 contact: someone@example.org
 fetch:
   delay_seconds: 3
+# Machines the publish workflow spreads a build over (README: A site past one machine).
+shards: {shards}
 """
 
 _AUTHOR_YAML = """\
@@ -237,8 +239,9 @@ def resolve_pin(repo: str | None = None, ref: str | None = None) -> Pin:
     return pin
 
 
-def create_site(directory: Path, title: str = "Author profiles", pin: Pin | None = None) -> Pin:
-    """Write a new site into ``directory`` (new or empty); return the authorsite pin its Makefile installs."""
+def create_site(directory: Path, title: str = "Author profiles", pin: Pin | None = None, shards: int = 1) -> Pin:
+    """Write a new site into ``directory`` (new or empty); return the authorsite pin its Makefile installs.
+    ``shards``: site.yaml's, the machines its publish workflow builds on."""
     if directory.exists() and any(directory.iterdir()):
         raise SiteError("folder is not empty", path=str(directory), hint="choose a new folder name")
     if "\n" in title or not title.strip():
@@ -248,7 +251,7 @@ def create_site(directory: Path, title: str = "Author profiles", pin: Pin | None
     scaffold = resources.files("generator").joinpath("scaffold")
     safe_title = '"' + title.replace("\\", "\\\\").replace('"', '\\"') + '"'
     files = {
-        "site.yaml": SITE_MODELINE + _SITE_YAML.format(title=safe_title),
+        "site.yaml": SITE_MODELINE + _SITE_YAML.format(title=safe_title, shards=shards),
         "content/authors/jane-doe.yaml": AUTHOR_MODELINE + _author_yaml("Jane Doe", "jane-doe", _EXAMPLE_RECORDS),
         "content/pages/about.md": _ABOUT,
         "content/cache/.gitkeep": "",

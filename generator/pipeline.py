@@ -54,10 +54,19 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# A step that writes the planned jobs in place of ``_run`` (generator.write.shard.Writer): given the
+# pool, the configuration, the model, the inputs, the jobs, the folder, and ``hollow.fill``; returns
+# (bytes written, the folder's size, jobs run) as ``_run`` does.
+Write = Callable[["Pool", "SiteConfig", "SiteModel", "Inputs", "list[jobs.Job]", Path, Callable[[], int]],
+                 "tuple[int, SiteSize, int]"]
+
 
 def run(root: Path, clock: Clock, inputs: Inputs, target: Path | None, *, base_url: str | None,
-        out_dir: Path | None, strict: bool, search: bool, workers: int | None, reuse: bool) -> BuildResult:
-    """Steps 1-6 of a build (``generator.build.build``, once it knows something changed)."""
+        out_dir: Path | None, strict: bool, search: bool, workers: int | None, reuse: bool,
+        write: Write | None = None) -> BuildResult:
+    """Steps 1-6 of a build (``generator.build.build``, once it knows something changed).
+    ``write``: a step that writes the planned jobs instead of step 6 (a shard's:
+    generator.write.shard), given what ``_run`` is."""
     options = {"base_url": base_url, "search": search}
     scratch = None if reuse else tempfile.TemporaryDirectory(prefix="authorsite-no-reuse-")
     parsed = ParsedInputs(root) if scratch is None else ParsedInputs.empty(Path(scratch.name))
@@ -77,8 +86,10 @@ def run(root: Path, clock: Clock, inputs: Inputs, target: Path | None, *, base_u
             planned = _plan(config, site, authors, options, parsed, target if reuse else None)
             del authors   # (what only planning reads, let go before the render processes fork: see _plan)
             clock.stage("plan jobs")
-            total, size, rendered = _run(pool, config, planned, target, inputs.digest, clock, prelink,
-                                         functools.partial(hollow.fill, kept), reuse, lambda: _remember(root, site, inputs))
+            fill = functools.partial(hollow.fill, kept)
+            total, size, rendered = _run(pool, config, planned, target, inputs.digest, clock, prelink, fill, reuse,
+                                         lambda: _remember(root, site, inputs)) if write is None else \
+                write(pool, config, site, inputs, planned, target, fill)
         finally:
             if prelink is not None:
                 prelink.stop()
@@ -90,7 +101,8 @@ def run(root: Path, clock: Clock, inputs: Inputs, target: Path | None, *, base_u
               parsed.prune() if reuse else 0)
     for name, seconds in clock.stages:
         log.debug("  %-22s %6.2f s", name, seconds)
-    log.info("%d jobs rendered, %d reused", rendered, len(planned) - rendered)
+    if write is None:   # (a shard says its own)
+        log.info("%d jobs rendered, %d reused", rendered, len(planned) - rendered)
     return BuildResult(
         out_dir=target, files=sum(1 for j in planned if not j.folder), bytes=total, authors=len(site.authors),
         records=sum(len(a.records) for a in site.authors), subjects=len(site.subjects),

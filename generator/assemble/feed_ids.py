@@ -193,6 +193,11 @@ def read(root: Path) -> Memory:
     return _memory(data)
 
 
+def from_bytes(data: bytes) -> Memory:
+    """The memory ``to_bytes`` wrote (a shard carries it to the merge: generator.write.shard)."""
+    return _memory(orjson.loads(data))
+
+
 def _memory(data: Any) -> Memory:  # noqa: ANN401
     try:
         if data.get("format") != FORMAT:

@@ -202,6 +202,9 @@ SITE = Table("site.yaml", (
         "CSL-JSON, who works with whom, and a link in the navigation; it lists every work in full on one page, "
         f"so when absent it is made for a site of at most {LAB_AUTHORS} authors (a lab) and not for a larger "
         "one (at 1,000 authors x 100 records it would add 380 MB, where the subject pages serve)"),
+    Key("shards", "int", "machines a build is spread over: the publish workflow runs this many build jobs side by "
+        "side ('authorsite build --shard K/N') and one merge job; 1 builds on one machine (README: A site past "
+        "one machine)", default=1, lo=1, hi=256),
     Key("fetch", "section", "how sources are fetched", table=FETCH),
     Key("groups", "texts", "the order of the authors' groups on the home page, such as [current, alumni]; "
         "each author's 'group' must be one of them", default=()),

@@ -61,12 +61,22 @@ def check_unique(tasks: Sequence[Task | FolderTask]) -> None:
         seen.add(t.rel_path)
 
 
+def group_weights(tasks: Iterable[Task | FolderTask]) -> dict[str, int]:
+    """Each group's estimated cost: the weights of its tasks summed (a group is never split:
+    here among the processes, and among the shards of a build, generator.write.shard)."""
+    weights: dict[str, int] = defaultdict(int)
+    for t in tasks:
+        weights[t.group] += t.weight
+    return weights
+
+
 def ordered_groups(tasks: Sequence[Task | FolderTask]) -> list[list[Task | FolderTask]]:
     """The tasks by group (a group is never split), heaviest group first, then by name."""
     groups: dict[str, list[Task | FolderTask]] = defaultdict(list)
     for t in tasks:
         groups[t.group].append(t)
-    return [groups[g] for g in sorted(groups, key=lambda g: (-sum(t.weight for t in groups[g]), g))]
+    weights = group_weights(tasks)
+    return [groups[g] for g in sorted(groups, key=lambda g: (-weights[g], g))]
 
 
 class _Claims:

@@ -192,7 +192,7 @@ def test_publish_workflow(workflows):
     build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
     assert build["permissions"] == {"contents": "write", "pages": "read"}
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
-    assert deploy["needs"] == "build"
+    assert deploy["needs"] == ["build", "merge"]
     assert deploy["environment"] == {
         "name": "github-pages", "url": "${{ steps.deployment.outputs.page_url }}",
     }
@@ -221,7 +221,7 @@ def test_publish_workflow(workflows):
 
     (commit,) = [s for s in steps if "env" in s and "PUSH_TOKEN" in s["env"]]
     assert commit["env"] == {"PUSH_TOKEN": "${{ github.token }}"}
-    assert commit["if"] == "steps.fetch.outcome == 'success'"
+    assert commit["if"] == f"steps.fetch.outcome == 'success' && {ONE}"
     assert re.search(r"\bpush \"\$GITHUB_SERVER_URL/\$GITHUB_REPOSITORY\.git\"", commit["run"])
     assert 'git status --porcelain -- content/cache' in commit["run"]
     assert "[skip ci]" in commit["run"]
@@ -233,6 +233,45 @@ def test_publish_workflow(workflows):
 
     upload = next(s for s in steps if s.get("uses", "").startswith("actions/upload-pages-artifact@"))
     assert upload["with"] == {"path": "output"}
+    # one machine (shards: 1): the build job alone builds and uploads, as it did before shards
+    assert {s.get("if") for s in (restore, save, site, upload)} == {ONE}
+
+
+ONE = "fromJSON(steps.shards.outputs.matrix).count == 1"
+COUNT = "fromJSON(needs.build.outputs.matrix).count"
+
+
+def test_publish_workflow_spreads_a_build_over_the_shards_site_yaml_asks_for(workflows):
+    """issue 43: the first job reads ``shards:`` at run time and emits the matrix; N shard jobs each
+    restore their own cache and upload their folder under a name of their own; one merge job joins
+    them, commits the cache and uploads the site; the deploy follows whichever built. With N = 1
+    the shard and merge jobs are skipped: one job builds, as before."""
+    jobs = workflows["publish.yml"]["jobs"]
+    build, shard, merge, deploy = (jobs[k] for k in ("build", "shard", "merge", "deploy"))
+    by_id = {s["id"]: s for s in build["steps"] if "id" in s}
+    assert by_id["shards"]["run"].split("\n")[0] == 'matrix="$(.venv/bin/authorsite shards)"'
+    assert build["outputs"]["matrix"] == "${{ steps.shards.outputs.matrix }}"
+    assert shard["if"] == merge["if"] == f"{COUNT} > 1"
+    assert shard["strategy"]["matrix"] == {"shard": "${{ fromJSON(needs.build.outputs.matrix).shard }}"}
+    assert shard["permissions"] == {"contents": "read"}
+    assert merge["permissions"] == {"contents": "write"} and merge["needs"] == ["build", "shard"]
+    assert deploy["if"] == f"always() && needs.build.result == 'success' && ({COUNT} == 1 || " \
+        "needs.merge.result == 'success')"
+    name = "${{ matrix.shard }}-of-${{ " + COUNT + " }}"
+    uses = {s.get("uses", "").split("@")[0]: s for s in shard["steps"]}
+    restore, save = uses["actions/cache/restore"]["with"], uses["actions/cache/save"]["with"]
+    assert restore["path"] == save["path"] == ".authorsite" and restore["key"] == save["key"]
+    assert f"authorsite-shard-{name}-" in save["key"] and save["key"].startswith(restore["restore-keys"])
+    upload = uses["actions/upload-artifact"]["with"]
+    assert upload["name"] == f"shard-{name}" and upload["path"] == f".authorsite/shards/{name}"
+    assert upload["include-hidden-files"] is True   # the shard's manifest and .nojekyll
+    taken = [s["with"] for s in merge["steps"] if s.get("uses", "").startswith("actions/download-artifact@")]
+    assert {"pattern": "shard-*", "path": "shards"} in taken and {"name": "content-cache", "path": "content/cache"} in taken
+    steps = {s.get("id") or s.get("name"): s for s in merge["steps"]}
+    assert steps["merge"]["run"].strip().endswith(".venv/bin/authorsite merge shards/*")
+    order = list(steps)
+    assert order.index("merge") < order.index("Commit the refreshed cache") < order.index("Upload the site")
+    assert steps["Commit the refreshed cache"]["if"] == "needs.build.outputs.fetched == 'success'"
 
 
 def test_release_workflow_publishes_with_trusted_publishing(workflows):
