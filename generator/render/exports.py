@@ -186,13 +186,13 @@ def bibtex_keys(author: Author) -> list[str]:
 def to_bibtex(author: Author) -> bytes:
     entries = []
     for r, key in zip(author.records, bibtex_keys(author)):
-        kind, fields = _bibtex_fields(_with_authors(r, author))
+        kind, fields = _bibtex_fields(with_authors(r, author))
         body = ",\n".join(f"\t{name} = {{{value}}}" for name, value in fields)
         entries.append(f"@{kind}{{{key},\n{body}\n}}\n")
     return "\n".join(entries).encode("utf-8")
 
 
-def _with_authors(r: Record, author: Author) -> Record:
+def with_authors(r: Record, author: Author) -> Record:
     """A record typed into an author's file without an ``authors`` list names that author and
     unknown others: the exports neither leave BibTeX and CSL-JSON without any author (issue 13)
     nor credit the author alone with a paper that may have several (issue 30)."""
@@ -287,7 +287,7 @@ def csl_item(r: Record) -> dict[str, Any]:
 
 
 def to_csl_json(author: Author) -> bytes:
-    return _dumps([csl_item(_with_authors(r, author)) for r in author.records])
+    return _dumps([csl_item(with_authors(r, author)) for r in author.records])
 
 
 def authors_index(site: SiteModel) -> bytes:
@@ -328,6 +328,6 @@ def paper_bibtex(r: Record, author: Author) -> str:
     """One record's BibTeX entry as ``to_bibtex`` writes it, keyed ``bibtex_key`` (without the
     letter that tells apart two records of one author sharing a key: a paper's page reads its
     record alone, generator.render.pages), for the paper's page (``author``: its first profiled author)."""
-    kind, fields = _bibtex_fields(_with_authors(r, author))
+    kind, fields = _bibtex_fields(with_authors(r, author))
     body = ",\n".join(f"\t{name} = {{{value}}}" for name, value in fields)
     return f"@{kind}{{{bibtex_key(r, author)},\n{body}\n}}\n"
