@@ -29,10 +29,13 @@ SHORT_NAMES: Mapping[str, str] = {
     "osdi": "OSDI", "sosp": "SOSP", "nsdi": "NSDI", "eurosys": "EuroSys", "asplos": "ASPLOS",
     "isca": "ISCA", "micro": "MICRO", "sc": "SC", "ppopp": "PPoPP", "usenix": "USENIX ATC",
     "sigcomm": "SIGCOMM", "cacm": "CACM", "stoc": "STOC", "focs": "FOCS", "soda": "SODA",
-    "Proc. VLDB Endow.": "PVLDB", "Proc. ACM Manag. Data": "SIGMOD",
+    "Proc. VLDB Endow.": "PVLDB", "Proceedings of the VLDB Endowment": "PVLDB", "Proc. ACM Manag. Data": "SIGMOD",
 }
 _LONGEST = 24                       # characters of a venue cut to a short form
 _YEAR = re.compile(r"\s*\(?\b(19|20)\d\d\b\)?")
+_PROCEEDINGS = re.compile(r"^(Proceedings|Proc\.) of( the)? ", re.IGNORECASE)
+_ASIDE = re.compile(r"\([^()]*\)")                            # "(fictional)", "(Volume 1)"
+_LINKS = frozenset({"a", "an", "and", "at", "for", "in", "of", "on", "the", "to", "&"})
 _ACRONYM = re.compile(r"\b[A-Z][A-Za-z]*[A-Z][A-Za-z]*\b")   # SIGMOD, NeurIPS, EuroSys, VLDB
 
 
@@ -49,14 +52,18 @@ def venue_key(r: Record) -> str | None:
 @lru_cache(maxsize=1 << 12)   # a site has a few hundred venues; every list shows each record's
 def _cut(venue: str) -> str:
     """A venue's short form: its acronym when it has one (one word of capitals such as SIGMOD,
-    NeurIPS), else its first words up to ``_LONGEST`` characters."""
-    text = _YEAR.sub("", venue).strip(" ,.;:")
+    NeurIPS), else its first words up to ``_LONGEST`` characters, without its year, what it says
+    in brackets or a dangling "on" or "of"."""
+    text = _PROCEEDINGS.sub("", " ".join(_ASIDE.sub("", _YEAR.sub("", venue)).split())).strip(" ,.;:")
     acronyms = [w for w in _ACRONYM.findall(text) if sum(c.isupper() for c in w) >= 2]
     if acronyms:
         return acronyms[0]
     if len(text) <= _LONGEST:
         return text or venue
-    return text[:_LONGEST].rsplit(" ", 1)[0].rstrip(" ,.;:") + "…"
+    words = text[:_LONGEST + 1].split()[:-1] or [text[:_LONGEST]]
+    while len(words) > 1 and words[-1].lower() in _LINKS:   # "Example Workshop on…": the dangling word goes
+        words.pop()
+    return " ".join(words).rstrip(" ,.;:") + "…"
 
 
 def short_venue(r: Record, names: Mapping[str, str]) -> str | None:
