@@ -158,8 +158,9 @@ def _bibtex_fields(r: Record) -> tuple[str, list[tuple[str, str]]]:
             fields.append(("primaryClass", r.primary_subject))
     if r.doi:
         fields.append(("doi", _balanced(r.doi)))
-    if r.link:
-        fields.append(("url", _balanced(r.link)))
+    link = r.link
+    if link:
+        fields.append(("url", _balanced(link)))
     return entry, fields
 
 
@@ -246,22 +247,25 @@ _CSL_TYPE = {"journal": "article-journal", "proceedings": "paper-conference", "t
              "preprint": "article"}
 
 
-def csl_item(r: Record) -> dict[str, Any]:
+def csl_item(r: Record, reference: bool = False) -> dict[str, Any]:
+    """The record's CSL-JSON item; ``reference``: only the fields a reference prints (no abstract,
+    note or match), for the paper page's APA text (generator.render.apa), made per paper page."""
     kind, venue = venue_kind(r)
     item: dict[str, Any] = {
         "id": r.arxiv_id or r.doi or r.key,
         "type": _CSL_TYPE[kind],
         "title": tex_to_text(r.title),
     }
-    if r.link:
-        item["URL"] = r.link
+    link = r.link   # a property: a record without id or DOI quotes its title into a search URL
+    if link:
+        item["URL"] = link
     names = _csl_people(r.authors)
     if names:
         item["author"] = names
     parts = _date_parts(r)
     if parts:
         item["issued"] = {"date-parts": parts}
-    if r.abstract:
+    if r.abstract and not reference:
         item["abstract"] = tex_to_text(r.abstract)
     if r.doi:
         item["DOI"] = r.doi
@@ -276,6 +280,8 @@ def csl_item(r: Record) -> dict[str, Any]:
     elif r.arxiv_id:  # published: number/publisher are the venue's; the preprint is its archive copy
         item["archive"] = "arXiv"
         item["archive_location"] = f"arXiv:{r.arxiv_id}"
+    if reference:
+        return item
     if r.comment:
         item["note"] = r.comment
     if r.citations is not None:   # only when the site shows citations (assemble drops them otherwise)

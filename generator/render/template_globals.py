@@ -174,7 +174,7 @@ def _paper_apa(listed: Mapping[str, tuple[str, ...]], by_slug: Mapping[str, Auth
     """The paper's APA reference as HTML (its text is ``apa.text``'s), from the CSL-JSON item its
     first profiled author's export writes (generator.render.apa, generator.render.exports)."""
     slug = paper_meta.first_listed(listed, r)
-    return apa.html(apa.reference_parts(csl_item(with_authors(r, by_slug[slug]) if slug else r)))
+    return apa.html(apa.reference_parts(csl_item(with_authors(r, by_slug[slug]) if slug else r, reference=True)))
 
 
 def lab_records(record_html: Partial, entries: Iterable[Entry]) -> Markup:
