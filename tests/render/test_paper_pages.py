@@ -138,6 +138,10 @@ def test_copy_button_copies_the_entry_shown(quality_site: Path, model: SiteModel
         page.wait_for_function("document.getElementById('copy-status').textContent !== ''")
         copied = page.evaluate("navigator.clipboard.readText()")
         assert copied == page.locator("#bibtex").inner_text() and copied.startswith("@") and copied.count("\n@") == 0
+        page.get_by_role("button", name="Copy citation").click()   # the APA text, plain (issue 45)
+        page.wait_for_function("document.getElementById('copy-status').textContent === 'Citation copied.'")
+        copied = page.evaluate("navigator.clipboard.readText()")
+        assert copied == page.locator("#apa").inner_text() and "<i>" not in copied and f"({r.year})" in copied
         context.close()
 
 
