@@ -320,19 +320,21 @@ class PageRecord:
 
 def page_records(source: str) -> list[PageRecord]:
     """Every ``li.record`` of a page; its year is its own (a pinned copy says it) or its section's
-    heading (a record under its year's heading does not repeat it, issue 30)."""
+    heading (a record under its year's heading does not repeat it, issue 30), or its badge's (a
+    published record's badge names its venue and year, issue 45)."""
     doc = parse_html(source)
     out = []
     section_year = {id(li): section.find("h2").text().strip()
                     for section in doc.find_all("section", "year") for li in section.find_all("li", "record")}
     for li in doc.find_all("li", "record"):
-        years = li.find_all("span", "year")
+        # a published record's badge ends with its year ("PVLDB 2025", issue 45)
+        years = li.find_all("span", "year") or [b for b in li.find_all("span", "badge") if re.search(r" \d{4}$", b.text())]
         title = li.find("h3", "record-title")
         title_a = title.find_all("a")   # none for a record without id, URL or DOI (issue 13)
         sources = li.find_all("a", "source")
         abstracts = li.find_all("details", "abstract")
         out.append(PageRecord(
-            year=years[0].text().strip() if years else section_year[id(li)],
+            year=years[0].text().strip()[-4:] if years else section_year[id(li)],
             title_html=(title_a[0] if title_a else title).inner_html(source),
             title_href=title_a[0].attrs.get("href") or "" if title_a else "",
             abstract_html=abstracts[0].find("p").inner_html(source) if abstracts else None,

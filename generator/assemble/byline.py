@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from generator.core import ids
-from generator.config.records import MANUAL
 from generator.assemble.filters import normalize_name
 from generator.core.model import Person, Record
 
@@ -136,23 +135,14 @@ def comment_parts(text: str) -> tuple[tuple[str, str | None], ...]:
     return tuple(parts)
 
 
-def badge(r: Record) -> str:
-    """The label a record shows as its badge, or "" for none: a typed-in record shows the label its
-    author gave, never the default 'Manual' (how it got in, not what it is), and an arXiv record
-    shows none, as its arXiv id says it (issue 30)."""
-    if r.source == MANUAL or (r.source == "arXiv" and r.arxiv_id):
-        return ""
-    return r.source
-
-
 def meta_parts(r: Record, dated: bool) -> tuple[tuple[str, str], ...]:
     """The parts of a record's meta line, in order, as (kind, text): its venue, its one year (only
-    when ``dated``: under its year's heading a record does not repeat it, nor when the venue names
-    it) and its arXiv id with the version shown."""
+    when ``dated``: under its year's heading a record does not repeat it, nor when the venue and
+    so the badge name it, generator.assemble.venue_badge) and its arXiv id with the version shown."""
     out: list[tuple[str, str]] = []
     if r.venue:
         out.append(("venue", r.venue))
-    if dated and r.year and str(r.year) not in (r.venue or ""):
+    if dated and r.year and not r.venue:
         out.append(("year", str(r.year)))
     if r.arxiv_id:
         out.append(("id", f"arXiv:{r.arxiv_id}v{r.version}" if r.version else f"arXiv:{r.arxiv_id}"))

@@ -66,7 +66,7 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
         accent=(config.accent, dark_variant(config.accent)) if config.accent else None,
         repository=config.repository, papers=papers, paper_keys=collisions(listed[0]) if papers else {},
         newest=listed[1], feeds=resolve(feeds, authors) if isinstance(feeds, Memory) else feeds,
-        publications=_lab_size(config.publications, config),
+        publications=_lab_size(config.publications, config), venue_names=config.venue_names,
     )
 
 

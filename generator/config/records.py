@@ -55,7 +55,7 @@ def to_record(v: dict[str, Any], order: int) -> Record | None:
 
 def _label(v: dict[str, Any]) -> str:
     """The label of a record that names no source: it is arXiv's only when it gives an arXiv id;
-    else 'Manual', which pages never show (generator.assemble.byline.badge)."""
+    else 'Manual', which pages never show (generator.assemble.venue_badge.badge)."""
     return "arXiv" if v["arxiv_id"] else MANUAL
 
 

@@ -212,6 +212,11 @@ SITE = Table("site.yaml", (
     Key("repository", "text", "the site's GitHub repository, such as https://github.com/user/site: a record "
         "matched by name only gets a 'Not mine?' link to a new issue there (its not-mine issue form)",
         default="", check=ids.safe_url, expect=HTTP_URL, pattern=HTTP_PATTERN),
+    Key("venue_names", "mapping", "short names of venues for the records' badges ('PVLDB 2025'), by DBLP's "
+        "venue key (pvldb, sigmod: the part after conf/ or journals/ in a DBLP record's key) or by the venue as "
+        "written ('Proc. VLDB Endow.'); they extend and override the theme's table "
+        "(generator/assemble/venue_badge.py); a venue named in neither shows its acronym or its first words",
+        default={}),
 ), help="The site: one file at the root of the site folder.")
 
 LINKS = Table("links", (

@@ -80,6 +80,7 @@ def load_site(root: Path, base_url: str | None = None, parsed: ParseCache | None
     values["output_dir"] = _output_dir(ck, m, root, values["output_dir"])
     values["fetch"] = FetchPolicy(**values["fetch"]) if values["fetch"] else FetchPolicy()
     values["extra"] = dict(values["extra"])
+    values["venue_names"] = _venue_names(ck, m, values["venue_names"])
     if values["accent"] and (wrong := accent_problem(values["accent"])):
         ck.err(m.lines.get("accent"), wrong)
     authors = _collect(ck, lambda: load_authors(root, parsed, groups=values["groups"], helper=helper))
@@ -87,6 +88,15 @@ def load_site(root: Path, base_url: str | None = None, parsed: ParseCache | None
     if ck.problems:
         raise SiteError.from_problems(ck.problems)
     return SiteConfig(root=root, **values, authors=authors, pages=pages)
+
+
+def _venue_names(ck: Checker, m: YMap, names: dict) -> dict[str, str]:
+    """site.yaml's venue_names, each a venue (a DBLP key or a venue's text) and its short name, both text."""
+    wrong = [k for k, v in names.items() if not isinstance(k, str) or not isinstance(v, str) or not v.strip()]
+    for k in wrong:
+        ck.err(m.lines.get("venue_names"), f"'venue_names' maps a venue to its short name as text, such as "
+               f"pvldb: PVLDB; found {k!r}: {names[k]!r}")
+    return {k: v.strip() for k, v in names.items() if k not in wrong}
 
 
 def _collect(ck: Checker, load: Callable[[], tuple[T, ...]]) -> tuple[T, ...]:

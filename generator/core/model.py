@@ -255,6 +255,7 @@ class SiteModel:
     # The works whose paper key another work has, with the key each takes (papers.collisions):
     # empty on every site seen; a site value, so every job's digest holds it (generator.render.reads).
     paper_keys: Mapping[str, str] = field(default_factory=dict)
+    venue_names: Mapping[str, str] = field(default_factory=dict)  # site.yaml's short venue names (assemble.venue_badge)
     publications: bool = True  # the lab's list at /publications/ (site.yaml publications; generator.render.lab)
     # The site feed's records: the newest feed_size of every author's, each once (assemble.newest;
     # None: made when planned). Site-wide, so the preview keeps it while no author's records change.

@@ -157,8 +157,9 @@ def _bibtex_fields(r: Record) -> tuple[str, list[tuple[str, str]]]:
             fields.append(("primaryClass", r.primary_subject))
     if r.doi:
         fields.append(("doi", _balanced(r.doi)))
-    if r.link:
-        fields.append(("url", _balanced(r.link)))
+    link = r.link
+    if link:
+        fields.append(("url", _balanced(link)))
     return entry, fields
 
 
@@ -185,13 +186,13 @@ def bibtex_keys(author: Author) -> list[str]:
 def to_bibtex(author: Author) -> bytes:
     entries = []
     for r, key in zip(author.records, bibtex_keys(author)):
-        kind, fields = _bibtex_fields(_with_authors(r, author))
+        kind, fields = _bibtex_fields(with_authors(r, author))
         body = ",\n".join(f"\t{name} = {{{value}}}" for name, value in fields)
         entries.append(f"@{kind}{{{key},\n{body}\n}}\n")
     return "\n".join(entries).encode("utf-8")
 
 
-def _with_authors(r: Record, author: Author) -> Record:
+def with_authors(r: Record, author: Author) -> Record:
     """A record typed into an author's file without an ``authors`` list names that author and
     unknown others: the exports neither leave BibTeX and CSL-JSON without any author (issue 13)
     nor credit the author alone with a paper that may have several (issue 30)."""
@@ -245,22 +246,25 @@ _CSL_TYPE = {"journal": "article-journal", "proceedings": "paper-conference", "t
              "preprint": "article"}
 
 
-def csl_item(r: Record) -> dict[str, Any]:
+def csl_item(r: Record, reference: bool = False) -> dict[str, Any]:
+    """The record's CSL-JSON item; ``reference``: only the fields a reference prints (no abstract,
+    note or match), for the paper page's APA text (generator.render.apa), made per paper page."""
     kind, venue = venue_kind(r)
     item: dict[str, Any] = {
         "id": r.arxiv_id or r.doi or r.key,
         "type": _CSL_TYPE[kind],
         "title": tex_to_text(r.title),
     }
-    if r.link:
-        item["URL"] = r.link
+    link = r.link   # a property: a record without id or DOI quotes its title into a search URL
+    if link:
+        item["URL"] = link
     names = _csl_people(r.authors)
     if names:
         item["author"] = names
     parts = _date_parts(r)
     if parts:
         item["issued"] = {"date-parts": parts}
-    if r.abstract:
+    if r.abstract and not reference:
         item["abstract"] = tex_to_text(r.abstract)
     if r.doi:
         item["DOI"] = r.doi
@@ -275,6 +279,8 @@ def csl_item(r: Record) -> dict[str, Any]:
     elif r.arxiv_id:  # published: number/publisher are the venue's; the preprint is its archive copy
         item["archive"] = "arXiv"
         item["archive_location"] = f"arXiv:{r.arxiv_id}"
+    if reference:
+        return item
     if r.comment:
         item["note"] = r.comment
     if r.citations is not None:   # only when the site shows citations (assemble drops them otherwise)
@@ -286,7 +292,7 @@ def csl_item(r: Record) -> dict[str, Any]:
 
 
 def to_csl_json(author: Author) -> bytes:
-    return _dumps([csl_item(_with_authors(r, author)) for r in author.records])
+    return _dumps([csl_item(with_authors(r, author)) for r in author.records])
 
 
 def authors_index(site: SiteModel) -> bytes:
@@ -327,6 +333,6 @@ def paper_bibtex(r: Record, author: Author) -> str:
     """One record's BibTeX entry as ``to_bibtex`` writes it, keyed ``bibtex_key`` (without the
     letter that tells apart two records of one author sharing a key: a paper's page reads its
     record alone, generator.render.pages), for the paper's page (``author``: its first profiled author)."""
-    kind, fields = _bibtex_fields(_with_authors(r, author))
+    kind, fields = _bibtex_fields(with_authors(r, author))
     body = ",\n".join(f"\t{name} = {{{value}}}" for name, value in fields)
     return f"@{kind}{{{bibtex_key(r, author)},\n{body}\n}}\n"

@@ -16,11 +16,12 @@ from typing import Any, Iterable, Mapping, Sequence
 import jinja2
 from markupsafe import Markup
 
-from generator.assemble import byline
+from generator.assemble import byline, venue_badge
 from generator.render import paper_meta
 from generator.render.chart import year_chart
 from generator.render.coauthors import Graph, coauthor_graph
-from generator.render.exports import paper_bibtex
+from generator.render import apa
+from generator.render.exports import csl_item, paper_bibtex, with_authors
 from generator.render.lab import Entry, Lab, filter_id
 from generator.render.i18n import Formats, SiteLanguage
 from generator.core.latex import tex_to_html, tex_to_text
@@ -164,6 +165,18 @@ def _paper_bibtex(listed: Mapping[str, tuple[str, ...]], by_slug: Mapping[str, A
     return paper_bibtex(r, by_slug[slug]) if slug else ""
 
 
+def _listers(listed: Mapping[str, tuple[str, ...]], by_slug: Mapping[str, Author], r: Record) -> tuple[str, ...]:
+    """The names of the profiled authors who list ``r``, site order."""
+    return tuple(by_slug[slug].name for slug in listed.get(r.key, ()))
+
+
+def _paper_apa(listed: Mapping[str, tuple[str, ...]], by_slug: Mapping[str, Author], r: Record) -> Markup:
+    """The paper's APA reference as HTML (its text is ``apa.text``'s), from the CSL-JSON item its
+    first profiled author's export writes (generator.render.apa, generator.render.exports)."""
+    slug = paper_meta.first_listed(listed, r)
+    return apa.html(apa.reference_parts(csl_item(with_authors(r, by_slug[slug]) if slug else r, reference=True)))
+
+
 def lab_records(record_html: Partial, entries: Iterable[Entry]) -> Markup:
     """The entries of the lab's list through the record partial (its members emphasised), each
     with its kind and members for the filters (``lab``)."""
@@ -206,7 +219,7 @@ def template_filters(env_globals: Mapping[str, Any]) -> dict[str, Any]:
     return {**{n: env_globals[n] for n in names}, "chip": functools.partial(_chip, chip),
             "person": functools.partial(_person, person), "chips": Chips(chip),
             "class_terms": byline.class_terms, "comment_parts": byline.comment_parts,
-            "badge": byline.badge, "meta_parts": byline.meta_parts}
+            "badge": env_globals["venue_badge"], "meta_parts": byline.meta_parts}
 
 
 def template_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy,
@@ -235,8 +248,10 @@ def template_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonom
                                            papers=site.paper_keys if site.papers else None),
         "authors_by_slug": by_slug, "tex": tex_to_html, "tex_text": tex_to_text,
         "not_mine": (author_urls := AuthorUrls(urls, site.repository)).not_mine, "bibtex_url": author_urls.bibtex_url,
-        "paper_url": PaperUrls(urls, site), "citation_tags": paper_meta.citation_tags,
-        "paper_jsonld": paper_meta.paper_jsonld,
+        "venue_badge": functools.partial(venue_badge.badge, site.venue_names),
+        "paper_url": PaperUrls(urls, site), "paper_listers": functools.partial(_listers, site.record_authors, by_slug),
+        "citation_tags": paper_meta.citation_tags, "paper_jsonld": paper_meta.paper_jsonld,
+        "paper_apa": functools.partial(_paper_apa, site.record_authors, by_slug),
         "paper_description": paper_meta.description, "paper_bibtex": functools.partial(_paper_bibtex, site.record_authors, by_slug),
         "lab_records": functools.partial(lab_records, partials["record_html"]), "lab_graph": lab_graph,
         "filter_id": filter_id, "entries_by_year": entries_by_year,

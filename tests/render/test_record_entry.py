@@ -5,7 +5,7 @@
   under its year's heading, the same order of parts on author, subject and venue pages;
 * the page's own author bold and no link to the page itself, the site's other authors linked;
 * the pinned copy in "Selected publications" has the same links as the record and no "Abstract
-  on <her> page"; every link of a record is one kind of button (PDF underlined like Code), and
+  on <her> page"; every link of a record is one kind of button (PDF like Code, not underlined), and
   its "BibTeX" link copies that record's entry in Chromium (a link to the file without JS);
 * an author with no records says so and offers no BibTeX, CSL-JSON or Atom link.
 """
@@ -56,8 +56,10 @@ def test_demo_merged_record_has_one_meta_line_with_one_year(demo) -> None:  # no
     html = demo.read(JANE)
     entry = _li(html, "r-2401-99999")
     meta = entry.split('<p class="record-meta">')[1].split("</p>")[0]
-    assert meta == ('<i class="venue">Proc. VLDB Endow.</i><span class="sep" aria-hidden="true"> · </span>'
-                    '<span class="id">arXiv:2401.99999v2</span>')      # under its heading: no year at all
+    # its badge, the venue's short name and year, before the title (issue 45), then the venue in full
+    assert meta == ('<span class="badge">PVLDB 2025</span> <i class="venue">Proc. VLDB Endow.</i>'
+                    '<span class="sep" aria-hidden="true"> · </span><span class="id">arXiv:2401.99999v2</span>')
+    assert entry.index('<span class="badge">PVLDB 2025</span>') < entry.index('class="record-title"')
     section = html[html.rindex('<section class="year"', 0, html.index('id="r-2401-99999"')):]
     assert section.startswith('<section class="year" aria-labelledby="year-2025">')   # the published year
     assert "DBLP 2" not in entry and "journals/corr/" not in entry
@@ -71,7 +73,7 @@ def test_demo_pinned_copy_has_the_records_links_and_no_abstract_link_to_its_own_
     assert _hrefs(pinned, "buttons") == links
     assert "Abstract on" not in pinned and "↗" not in pinned
     pinned_meta = pinned.split('<p class="record-meta">')[1].split("</p>")[0]
-    assert '<span class="year">2025</span>' in pinned_meta        # outside the year lists, it says its year
+    assert '<span class="badge">PVLDB 2025</span>' in pinned_meta   # outside the year lists, its badge says its year
     assert 'id="r-2401-99999"' not in pinned                        # one anchor per record on the page
 
 
@@ -156,8 +158,8 @@ def test_buttons_look_alike_and_bibtex_copies_one_entry(quality_site: Path, brow
         buttons = page.evaluate(_BUTTONS)
         assert {b["text"] for b in buttons} >= {"PDF", "Code", "Slides", "BibTeX", "Source"}
         looks = {json.dumps({k: v for k, v in b.items() if k != "text"}, sort_keys=True) for b in buttons}
-        assert len(looks) == 1, looks                           # PDF styled (and underlined) like Code
-        assert "underline" in buttons[0]["line"]
+        assert len(looks) == 1, looks                           # PDF styled like Code
+        assert "underline" not in buttons[0]["line"]            # a bordered button is not underlined (issue 45)
         page.locator("section.year a.bibtex").first.click()
         page.wait_for_function("document.getElementById('copy-status').textContent !== ''")
         copied = page.evaluate("navigator.clipboard.readText()")

@@ -18,7 +18,7 @@ from markupsafe import escape
 
 from generator.core import routes
 from generator.assemble.site import assemble
-from generator.assemble.byline import badge
+from generator.assemble.venue_badge import badge
 from generator.store.cache import CacheEntry, cache_file, write_entry
 from generator.config import load_site
 from generator.core.latex import tex_to_text
@@ -103,7 +103,7 @@ def test_hostile_records_render_well_formed_and_escaped(title, abstract, year, s
         balance = _Balance()
         balance.feed(html)
         assert balance.errors == [] and balance.stack == [], (name, balance.errors, balance.stack)
-        label = [source] if badge(r) else []   # no badge for 'Manual' nor for arXiv with its id (issue 30)
+        label = [b] if (b := badge(site.venue_names, r)) else []   # the venue and year, arXiv, a label (issue 45)
         for value in (*label, *authors, *([comment] if comment and name == "record_html" else [])):
             assert str(escape(value)) in html, (name, value)
     entry = ET.fromstring(f'<feed xmlns="http://www.w3.org/2005/Atom">{env.globals["feed_entry"](r)}</feed>')

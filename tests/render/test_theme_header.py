@@ -3,7 +3,8 @@
 It guards a regression seen before: the header's "Search" button wrapped to "Searc / h"
 at 320, 390, 414 and 600 px, because the body's ``overflow-wrap: anywhere`` let the flex row
 squeeze the button below its word. Here, in Debian's Chromium on the built demo site, every link and button of the
-header must be one line box (its text has a single client rect) and the page must not
+header must be one line box (its text has a single client rect; the site's title, on a phone, may take
+two lines, broken between words only; hidden ones, the closed menu's links, are not measured) and the page must not
 scroll sideways, at 320, 390, 414, 600 and 1280 px, in light and dark mode.
 """
 
@@ -21,10 +22,23 @@ PAGES = ("", "authors/bin-cui/", "subjects/", "search/")
 _MEASURE = """() => {
   const boxes = [];
   for (const el of document.querySelectorAll('.site-header a, .site-header button')) {
+    if (!el.checkVisibility()) { continue; }   // the phone's hidden Search button, the closed menu's links
     const range = document.createRange();
     range.selectNodeContents(el);
     const lines = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
-    boxes.push({text: el.textContent.trim(), lines: lines.size});
+    // a break inside a word: two letters side by side in the text on two lines
+    let split = false;
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      let prev = null;
+      for (let i = 0; i < node.data.length; i++) {
+        range.setStart(node, i); range.setEnd(node, i + 1);
+        const top = Math.round(range.getBoundingClientRect().top);
+        if (prev !== null && /\\S/.test(node.data[i]) && /\\S/.test(node.data[i - 1]) && top !== prev) { split = true; }
+        prev = top;
+      }
+    }
+    boxes.push({text: el.textContent.trim(), lines: lines.size, split, brand: el.classList.contains('brand')});
   }
   return {boxes, scroll: document.documentElement.scrollWidth, inner: window.innerWidth};
 }"""
@@ -47,8 +61,9 @@ def test_header_items_never_wrap_and_nothing_scrolls_sideways(base: str, chromiu
                 page.goto(base + path, wait_until="load")
                 got = page.evaluate(_MEASURE)
                 assert got["boxes"], f"{path}: no header links or buttons found"
-                problems += [f"{width}px /{path}: {b['text']!r} is on {b['lines']} lines"
-                             for b in got["boxes"] if b["lines"] != 1]
+                # the site's title may take two lines on a phone (issue 45), between its words only
+                problems += [f"{width}px /{path}: {b['text']!r} is on {b['lines']} lines{' split in a word' if b['split'] else ''}"
+                             for b in got["boxes"] if b["split"] or (b["lines"] != 1 and not b["brand"])]
                 if got["scroll"] > got["inner"]:
                     problems.append(f"{width}px /{path}: scrolls sideways ({got['scroll']} > {got['inner']} px)")
             page.close()

@@ -29,14 +29,15 @@
   });
 })();
 (function () {
-  /* A paper's page: its "Copy BibTeX" button copies the entry shown above it (no request). */
+  /* A paper's page: its "Copy citation" and "Copy BibTeX" buttons copy the text shown above each
+     (the APA reference as plain text, the BibTeX entry; no request) and say so in the page's words. */
   document.querySelectorAll("button[data-copy]").forEach(function (button) {
     var source = document.getElementById(button.getAttribute("data-copy"));
     var status = document.getElementById("copy-status");
     if (!source || !navigator.clipboard) { return; }
     button.addEventListener("click", function () {
       navigator.clipboard.writeText(source.textContent)
-        .then(function () { if (status) { status.textContent = "BibTeX copied."; } });
+        .then(function () { if (status) { status.textContent = button.getAttribute("data-copied") || "Copied."; } });
     });
     button.hidden = false;
   });

@@ -4,6 +4,11 @@
    Choosing what the system shows forgets the choice: the page follows the system again. */
 (function () {
   "use strict";
+  // A browser without ::details-content (style.css shows the header's links inline from 600 px up
+  // with it) gets the menu opened on wide screens instead.
+  var menu = document.querySelector(".nav-menu");
+  if (menu && window.CSS && !CSS.supports("selector(::details-content)") &&
+      window.matchMedia("(min-width: 37.5rem)").matches) { menu.open = true; }
   var btn = document.querySelector(".theme-toggle");
   if (!btn) { return; }
   var root = document.documentElement;
