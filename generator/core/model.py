@@ -251,6 +251,7 @@ class SiteModel:
     # empty on every site seen; a site value, so every job's digest holds it (generator.render.reads).
     paper_keys: Mapping[str, str] = field(default_factory=dict)
     publications: bool = True  # the lab's list at /publications/ (site.yaml publications; generator.render.lab)
+    search_abstracts: bool = False  # the search index holds the abstracts too (site.yaml search.abstracts; a lab's by default)
     # The site feed's records: the newest feed_size of every author's, each once (assemble.newest;
     # None: made when planned). Site-wide, so the preview keeps it while no author's records change.
     newest: tuple[Record, ...] | None = None

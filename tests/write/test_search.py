@@ -233,3 +233,31 @@ def test_a_two_word_query_finds_each_authors_papers_within_the_request_budget(tm
                 page.close()
     finally:
         srv.shutdown()
+
+
+def test_abstracts_are_searched_on_a_labs_site_unless_site_yaml_says(tmp_path: Path) -> None:
+    """site.yaml ``search: {abstracts: ...}`` (issue 45): when absent, on for at most LAB_AUTHORS
+    authors and off above (bench/search_abstracts.py measured what they cost at 1,000 x 100)."""
+    from generator.assemble.site import assemble
+    from generator.config import load_site
+    from generator.config.schema import LAB_AUTHORS
+    from generator.core.taxonomy import load_taxonomy
+    from generator.fetch.store import read_all
+
+    root = tmp_path / "site"
+    (root / "content/authors").mkdir(parents=True)
+
+    def searched(authors: int, yaml: str = "") -> bool:
+        for p in (root / "content/authors").iterdir():
+            p.unlink()
+        for i in range(authors):
+            (root / f"content/authors/a{i:03d}.yaml").write_text(f"name: Author {i}\n", "utf-8")
+        (root / "site.yaml").write_text("title: T\n" + yaml, "utf-8")
+        config = load_site(root)
+        return assemble(config, read_all(config), load_taxonomy()).search_abstracts
+
+    assert searched(3) and not searched(LAB_AUTHORS + 1)
+    assert searched(LAB_AUTHORS + 1, "search:\n  abstracts: true\n") and not searched(3, "search: {abstracts: false}\n")
+    r = Record(key="arxiv:2001.00001", title="T", year=2020, arxiv_id="2001.00001", abstract=r"On \emph{FlashPrefill}.")
+    assert document_text(r, abstracts=True)[2] == "2001.00001 On FlashPrefill."
+    assert document_text(r)[2] == "2001.00001"
