@@ -161,7 +161,7 @@ SEARCH = Table("search", (
     Key("abstracts", "bool", "also search the records' abstracts, not only their titles, authors, arXiv ids and "
         f"DOIs; when absent they are searched on a site of at most {LAB_AUTHORS} authors (a lab) and not on a "
         "larger one (at 1,000 authors x 100 records they make the index 44 MB instead of 29 MB, a word's term "
-        "shard up to 155 KB instead of 50 KB, and its step 2.5 times as long: bench/README.md)"),
+        "shard up to 155 KB instead of 50 KB, and its step three times as long: bench/README.md)"),
 ), help="What the header's search box finds (the index under search/index/).")
 
 SITE = Table("site.yaml", (
