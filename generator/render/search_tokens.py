@@ -89,7 +89,7 @@ def words(text: str) -> list[tuple[str, ...]]:
 
 
 def ascii_words(text: str) -> list[tuple[str, ...]]:
-    """``words`` of ASCII text (the same rule on the characters themselves, about four times faster)."""
+    """``words`` of ASCII text: the same rule on the characters themselves, without a class looked up for each."""
     out = []
     for run in _ASCII_RUN.findall(text):
         if run.islower() and run.isalpha() or run.isdigit() or run[1:].islower() and run.isalpha():
