@@ -10,7 +10,7 @@ Pagefind's single index over Hugo's output (run here with the bench extra's ``pa
 when HUGO_PUBLIC has no pagefind/ yet), queried through Pagefind's JS API from a blank page
 of the same server, timed from the query to the first five results' data (what the rows
 need). Ours counts the requests made after the page loaded (search.js, on a fresh page; meta,
-term shards, document chunks), the peer's likewise (pagefind.js, its worker and WebAssembly,
+term shards, document chunks; the index's files fetched are listed), the peer's likewise (pagefind.js, its worker and WebAssembly,
 entries, metadata, index chunks, fragments). Prints a table and, as JSON, the rows. Needs
 Debian's Chromium (tests/browser_util.py).
 """
@@ -52,14 +52,18 @@ def ours(browser, base: str, q: str) -> dict:  # noqa: ANN001
     t0 = time.monotonic()
     page.keyboard.type(q)
     t1 = time.monotonic()
-    page.locator(".site-header .hit-title").first.wait_for(state="visible", timeout=30000)
+    # the first row, or the count of a query that finds nothing (an abstract's word without abstracts)
+    first = page.locator(".site-header .hit-title").or_(page.locator(".site-header .search-count", has_text="No results"))
+    first.first.wait_for(state="visible", timeout=30000)
     ms = (time.monotonic() - t0) * 1000
     after = (time.monotonic() - t1) * 1000
     page.wait_for_load_state("networkidle")
     page.wait_for_timeout(300)   # the first rows may be of a prefix typed ("diffusion"): read the last count
     count = page.inner_text(".site-header .search-count")
     page.close()
-    return {"query": q, "ms": round(ms), "after_last_key_ms": round(after), "requests": len(reqs), "count": count}
+    index = sorted({u[len(base):] for u in reqs if u.startswith(base) and "/search/index/" in u})
+    return {"query": q, "ms": round(ms), "after_last_key_ms": round(after), "requests": len(reqs), "count": count,
+            "index_files": index}
 
 
 def ours_page(browser, base: str, q: str) -> dict:  # noqa: ANN001

@@ -67,6 +67,7 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
         repository=config.repository, papers=papers, paper_keys=collisions(listed[0]) if papers else {},
         newest=listed[1], feeds=resolve(feeds, authors) if isinstance(feeds, Memory) else feeds,
         publications=_lab_size(config.publications, config), venue_names=config.venue_names,
+        search_abstracts=_lab_size(config.search.abstracts, config),
     )
 
 
@@ -92,9 +93,11 @@ def _groups(config: SiteConfig) -> tuple[str, ...]:
 
 
 def _lab_size(setting: bool | None, config: SiteConfig) -> bool:
-    """Whether the site has the lab's list (``publications``) or a page per paper (``papers``): as
-    site.yaml says, else when it has at most ``LAB_AUTHORS`` authors (a lab's site; a larger one
-    would list tens of thousands of works on one page, and its paper pages pass GitHub Pages' 1 GB)."""
+    """Whether the site has the lab's list (``publications``), a page per paper (``papers``) or
+    abstracts in its search (``search.abstracts``): as site.yaml says, else when it has at most
+    ``LAB_AUTHORS`` authors (a lab's site; a larger one would list tens of thousands of works on
+    one page, its paper pages pass GitHub Pages' 1 GB, and abstracts make its search index half
+    as large again for a few words that titles lack: bench/README.md)."""
     if setting is not None:
         return setting
     return len(config.authors) <= LAB_AUTHORS

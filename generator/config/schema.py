@@ -157,6 +157,13 @@ FETCH = Table("fetch", (
         default=120.0, lo=0, hi=3600),
 ), help="How 'authorsite fetch' talks to arXiv and feed servers.")
 
+SEARCH = Table("search", (
+    Key("abstracts", "bool", "also search the records' abstracts, not only their titles, authors, arXiv ids and "
+        f"DOIs; when absent they are searched on a site of at most {LAB_AUTHORS} authors (a lab) and not on a "
+        "larger one (at 1,000 authors x 100 records they make the index 44 MB instead of 29 MB, a word's term "
+        "shard up to 155 KB instead of 50 KB, and its step three times as long: bench/README.md)"),
+), help="What the header's search box finds (the index under search/index/).")
+
 SITE = Table("site.yaml", (
     Key("title", "text", "the site's name, shown in every page header and feed", required=True),
     Key("description", "text", "one sentence about the site, for search engines and the home page",
@@ -206,6 +213,7 @@ SITE = Table("site.yaml", (
         "side ('authorsite build --shard K/N') and one merge job; 1 builds on one machine (README: A site past "
         "one machine)", default=1, lo=1, hi=256),
     Key("fetch", "section", "how sources are fetched", table=FETCH),
+    Key("search", "section", "what the search finds", table=SEARCH),
     Key("groups", "texts", "the order of the authors' groups on the home page, such as [current, alumni]; "
         "each author's 'group' must be one of them", default=()),
     Key("extra", "mapping", "free values for your own templates (site.extra.NAME)", default={}),

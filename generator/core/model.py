@@ -257,6 +257,7 @@ class SiteModel:
     paper_keys: Mapping[str, str] = field(default_factory=dict)
     venue_names: Mapping[str, str] = field(default_factory=dict)  # site.yaml's short venue names (assemble.venue_badge)
     publications: bool = True  # the lab's list at /publications/ (site.yaml publications; generator.render.lab)
+    search_abstracts: bool = False  # the search index holds the abstracts too (site.yaml search.abstracts; a lab's by default)
     # The site feed's records: the newest feed_size of every author's, each once (assemble.newest;
     # None: made when planned). Site-wide, so the preview keeps it while no author's records change.
     newest: tuple[Record, ...] | None = None

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Collection, Mapping, Sequence
 
 from generator.incremental import search_patch
 from generator.core.model import Author, Record, SiteModel
+from generator.render import search_tokens
 from generator.render.search_docs import TermDoc, date_of, in_order, page_key, term_documents
 from generator.incremental.search_patch import Doc, Last, New, Stale, meta_digest
 
@@ -26,7 +27,9 @@ class Kept:
     """Each author's documents as term sets, kept in the parsed-input cache (generator.incremental.parsed)
     from one build to the next, keyed by what they are made of: the author's slug and name,
     the digests of the records indexed under it (their content and who lists them), the names
-    shown and the profiled people (``keys``, made while planning, in the build's process). A
+    shown, the profiled people, the tokenizer (``search_tokens.VERSION``: terms cut by another
+    rule are never reused) and whether abstracts are indexed (``keys``, made while planning, in
+    the build's process). A
     one-record rebuild tokenizes one author's papers, not 81,000. The authors are kept in
     ``BUCKETS`` entries (by a hash of the slug: slug -> (key, documents)), each written again
     only when one of its authors changed: 1,000 small files cost more to open (0.45 ms each
@@ -57,7 +60,8 @@ class Kept:
         for a in site.authors:   # (those indexed under an author: digested from its records' kept digests)
             if records[a.slug] is not a.records:
                 digester.part(records[a.slug], a.records)
-        common = digester.digest((site.authors_shown, site.people, site.papers, site.paper_keys))
+        common = digester.digest((search_tokens.VERSION, site.search_abstracts, site.authors_shown, site.people,
+                                  site.papers, site.paper_keys))
         return cls(parsed, {a.slug: common + digester.digest((a.slug, a.name, records[a.slug])) for a in site.authors})
 
     @classmethod
@@ -118,8 +122,10 @@ class Kept:
             order = in_order([(date_of(r), r.key, a.slug) for a in site.authors for r in records[a.slug]])
             keys = [page_key(row) for _, row in pages] + [key for _, key, _ in order]
             p = search_patch.prefix(last.keys, keys)
-            search_patch.check_moved(len(last.keys) - p + len(keys) - p, len(keys))   # before reading any
             slugs = {s for s in self.keys if self.keys[s] != last.authors.get(s)}
+            # before reading any: with the changed authors' papers (all of them when the tokenizer
+            # or search.abstracts changed, which writes the index anew at once)
+            search_patch.check_moved(len(last.keys) - p + len(keys) - p + sum(len(records[s]) for s in slugs), len(keys))
             slugs.update(slug for _, _, slug in order[max(p - len(pages), 0):])
             changed = self._changed(last)
             docs = dict(map(_keyed, self.of(site, records, slugs)))

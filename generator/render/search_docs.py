@@ -34,13 +34,16 @@ def indexed_records(site: SiteModel) -> dict[str, tuple[Record, ...]]:
     return out
 
 
-def document_text(r: Record, shown: int = 10, people: Mapping[str, str] | None = None) -> tuple[str, str, str]:
+def document_text(r: Record, shown: int = 10, people: Mapping[str, str] | None = None,
+                  abstracts: bool = False) -> tuple[str, str, str]:
     """What is searched of a record, as plain text: title, authors (the names its pages show),
-    and more text: its arXiv id and DOI. One home, so the text a document holds changes here
-    alone. Abstracts are left out: measured at 100 authors x 50 records with Pagefind, they
-    doubled the index (6.5 MB, against 3.0 MB without)."""
-    ids = " ".join(i for i in (r.arxiv_id, r.doi) if i)
-    return tex_to_text(r.title), ", ".join(shown_names(r.authors, shown, people or {})), ids
+    and more text: its arXiv id and DOI, and with ``abstracts`` (site.yaml ``search: {abstracts:
+    true}``, by default on a lab's site) its abstract, as plain text. One home, so the text a
+    document holds changes here alone. Measured at 1,000 authors x 100 records
+    (bench/search_abstracts.py), abstracts make the index 44 MB instead of 29 MB and its common
+    words' shards three times as large, so a large site leaves them out unless site.yaml asks."""
+    more = " ".join(i for i in (r.arxiv_id, r.doi, tex_to_text(r.abstract) if abstracts else "") if i)
+    return tex_to_text(r.title), ", ".join(shown_names(r.authors, shown, people or {})), more
 
 
 def page_text(p: Page) -> str:
@@ -65,7 +68,7 @@ def author_documents(site: SiteModel, a: Author, records: Sequence[Record]) -> l
     shown, people, papers, keys = site.authors_shown, site.people, site.papers, site.paper_keys
     out = []
     for r in records:
-        title, names, ids = document_text(r, shown, people)
+        title, names, ids = document_text(r, shown, people, site.search_abstracts)
         href = routes.paper(key_of(keys, r.key)).url if papers else f"{url}#{r.anchor}"
         row = (href, title, names, str(r.year or ""), " ".join(r.subjects), by)
         # A record typed in without authors is its author's own, as the exports say: their

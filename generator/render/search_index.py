@@ -28,55 +28,31 @@ first letters: at 1,000 x 100 a prefix key split until each shard is small puts 
 alone in shard "algo" (its postings alone fill it), so "algo" would fetch every shard below
 "algo" or find nothing; a range holds whatever terms fit and needs no special case.
 
-Tokenizing is one rule, written here and in search.js alike (tests/write/test_search.py runs both
-over the same strings): NFKD, lowercase, NFKD again, drop combining marks (Unicode category
-M), final sigma as sigma and sharp s as ss, then the runs of letters and digits (categories L and N) are the
-words. "Schrödinger" is "schrodinger", "Straße" is "strasse", "self-supervised" is "self" and "supervised".
+Tokenizing is one rule (``generator.render.search_tokens``), written there and in search.js alike:
+"SparkDiffusion" is the words "sparkdiffusion", "spark" and "diffusion".
 All output is compact JSON in a fixed order: two builds give the same bytes.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import operator
 import os
-import re
 import shutil
 import sys
-import unicodedata
 from collections import defaultdict
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 import orjson
 
+from generator.render.search_tokens import tokens
+
 FORMAT = 3             # meta.json's "version": search.js refuses any other (3: ids from the free pages to the newest paper)
 CHUNK = 128            # documents per chunk file: a result shown costs one chunk of ~30 KB at most
 SHARD_BYTES = 48_000   # a term shard holds consecutive terms up to this size (uncompressed; ~15 KB gzipped)
 MAX_SHARDS_PER_WORD = 3   # a query word whose terms span more shards matches itself only
-
-_FOLD = {"\u03c2": "\u03c3", "\u00df": "ss"}   # final sigma as sigma, sharp s as ss
-_ASCII_WORD = re.compile(r"[a-z0-9]+")
-
-
-@functools.lru_cache(maxsize=65536)
-def _char(c: str) -> str:
-    cat = unicodedata.category(c)[0]
-    if cat == "M":
-        return ""
-    if cat in "LN":
-        return _FOLD.get(c, c)
-    return " "
-
-
-def tokens(text: str) -> list[str]:
-    """The words of ``text``, as the index and the search box both see them."""
-    if text.isascii():
-        return _ASCII_WORD.findall(text.lower())
-    t = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", text).lower())
-    return "".join([_char(c) for c in t]).split()
 
 
 def _deltas(ids: list[int]) -> list[int]:

@@ -7,6 +7,7 @@ import dataclasses
 import pickle
 from pathlib import Path
 
+import pytest
 from test_jobs import synthetic_site, tree
 
 from generator.core import routes
@@ -14,6 +15,7 @@ from generator.build import build
 from generator.store.cache import cache_file, read_entry, write_entry
 from generator.config import load_site
 from generator.incremental.parsed import ParsedInputs, entries
+from generator.render import search_tokens
 from generator.write.search import Kept
 
 SEARCH = routes.search_index().path
@@ -80,14 +82,15 @@ def test_the_kept_index_is_a_clean_builds_index(tmp_path: Path) -> None:
     root = synthetic_site(tmp_path / "site", authors=10, records=6)
     build(root, workers=2)
     _retitle(root, 0, "Newly titled paper")
-    _retitle(root, 7, "Another title")
+    _retitle(root, 7, "Another title: SparkDiffusion")
     build(root, workers=2)
     clean = synthetic_site(tmp_path / "clean", authors=10, records=6)
     _retitle(clean, 0, "Newly titled paper")
-    _retitle(clean, 7, "Another title")
+    _retitle(clean, 7, "Another title: SparkDiffusion")
     build(clean, workers=2)
     assert _index(root / "output") == _index(clean / "output")
-    assert b"newly" in b"".join(_index(root / "output").values())
+    words = b"".join(_index(root / "output").values())
+    assert b"newly" in words and b'"sparkdiffusion"' in words and b'"diffusion"' in words
 
 
 def test_a_damaged_or_foreign_kept_entry_is_ignored(tmp_path: Path) -> None:
@@ -129,3 +132,43 @@ def test_a_build_without_search_keeps_the_documents_for_the_next_build_with_it(t
     after = _kept(root)
     changed = sorted(slug for slug in after if after[slug] != before.get(slug))
     assert changed == [load_site(root).authors[1].slug], "only the retitled author is tokenized again"
+
+
+def test_another_tokenizer_never_reuses_the_kept_terms(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kept documents hold terms cut by one tokenizer (search_tokens.VERSION): a build with
+    another one makes every author's again (the parsed cache's folder is named by the code's
+    digest too; this checks the documents' own key)."""
+    root = synthetic_site(tmp_path / "site", authors=6, records=4)
+    build(root, workers=1)
+    key, docs = _kept(root)["a003"]
+    _put(root, "a003", (key, [(*docs[0][:2], ("keptmark",), *docs[0][3:]), *docs[1:]]))
+    ParsedInputs(root).put(Kept.LAST, "", b"", None)   # the index written anew from the kept documents
+    monkeypatch.setattr(search_tokens, "VERSION", search_tokens.VERSION + 1)
+    _retitle(root, 1, "Retitled so the index is made again")
+    build(root, workers=1)
+    assert b'"keptmark"' not in b"".join(_index(root / "output").values())
+    assert _kept(root)["a003"][0] != key
+
+
+def test_search_abstracts_indexes_them_and_a_toggle_is_a_clean_builds_index(tmp_path: Path) -> None:
+    """site.yaml ``search: {abstracts: ...}`` (issue 45): the abstracts' words are found (by default
+    on a lab's site, as this one); turning them off or on keys every author's documents anew, and
+    the index is a clean build's."""
+    root = synthetic_site(tmp_path / "site", authors=6, records=4)
+    plain = (root / "site.yaml").read_text()
+    (root / "site.yaml").write_text(plain + "search:\n  abstracts: false\n")
+    build(root, workers=1)
+    without = _index(root / "output")
+    assert b'"abstract"' not in b"".join(without.values())
+    (root / "site.yaml").write_text(plain)
+    build(root, workers=1)
+    with_abstracts = _index(root / "output")
+    words = b"".join(with_abstracts.values())
+    assert b'"abstract"' in words and b'"emph"' not in words   # the abstract as plain text
+    clean = synthetic_site(tmp_path / "clean", authors=6, records=4)
+    (clean / "site.yaml").write_text(plain + "search:\n  abstracts: true\n")
+    build(clean, workers=1)
+    assert with_abstracts == _index(clean / "output")
+    (root / "site.yaml").write_text(plain + "search: {abstracts: false}\n")
+    build(root, workers=1)
+    assert _index(root / "output") == without

@@ -21,7 +21,8 @@ from generator.config import load_site
 from generator.render.search_index import term_sets, write_terms
 from generator.incremental.search_patch import Last, New, Stale, meta_digest, patch
 
-WORDS = [f"w{n}" for n in range(60)] + ["graph", "graphs", "learning", "lemma", "zeta", "ζήτα", "straße"]
+WORDS = [f"w{n}" for n in range(60)] + ["graph", "graphs", "learning", "lemma", "zeta", "ζήτα", "straße",
+                                       "SparkDiffusion", "FlashPrefill", "GPT-4", "LLMs", "ResNet50", "ΣοφίαΛόγος"]
 
 
 def _doc(rng: random.Random, key: str) -> tuple[tuple, tuple]:

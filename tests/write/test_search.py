@@ -26,6 +26,7 @@ from generator.assemble.papers import paper_key
 from generator.write.search import document_text, documents, indexed_records, search_tasks
 from generator.render.search_index import (CHUNK, FORMAT, MAX_SHARDS_PER_WORD, SHARD_BYTES, postings, shards, tokens,
                                     write_index)
+from generator.render.search_tokens import ascii_words, words
 
 REPO = Path(__file__).resolve().parents[2]
 SEARCH_JS = REPO / "themes/default/static/search.js"
@@ -39,20 +40,53 @@ BATTERY = [
     "𝐁𝐨𝐥𝐝 𝔉𝔯𝔞𝔨𝔱𝔲𝔯 ℌilbert ℝⁿ", "İstanbul ıI DİYARBAKIR", "e\u0301te\u0301 a\u0308 n\u0303", "2401.01234v2 10.1145/3448016",
     "under_score snake_case", "tab\tnew\nline\u00a0nbsp", "", "   ", "Ǆemal ǅ ǆ", "Ⓐⓑ ①②", "ŁÓDŹ Øresund Æsir",
 ]
+# Compound names (issue 45): CamelCase, capital runs, plurals of them, letters and digits, hyphens,
+# scripts side by side, each also in Greek, Cyrillic and with accents, and edges (a lone hyphen,
+# hyphens at a run's ends, ſ that NFKD makes an s).
+COMPOUNDS = [
+    "SparkDiffusion FlashPrefill sparkdiffusion SPARKDiffusion", "HTMLParser XMLHttpRequest iPhone eBay McDonald",
+    "LLMs GANs CNNsAre IDs APIs Is As sS Ss", "GPT-4 GPT4o ResNet50 3D 2D-3D COVID-19 x86-64 T5 Llama2 v2",
+    "self-supervised state-of-the-art -lead trail- a--b a-", "ΣοφίαΛόγος ΚβαντοваяМеханика ÉcoleNormale naïveBayes",
+    "深度Learning 日本語Text Arabicتعلم ИИ-модель", "ſtraße ﬁneTune ＦｕｌｌＷｉｄｔｈ 𝐁𝐨𝐥𝐝Face ǅemal",
+    "2401.01234v2 10.1007/978-3-030-12345-6_7 arXiv:2401.99999", "ABCdef ABcD aBC A1b2C3",
+]
 
 
 def test_the_python_and_javascript_tokenizers_agree(chromium) -> None:  # noqa: ANN001
     src = SEARCH_JS.read_text("utf-8")
-    fn = re.search(r"\n  (function tokens\(text\) \{.*?\n  \})\n", src, re.S)
-    assert fn, "search.js has no tokens(text) function"
+    fn = re.search(r"\n  (function words\(text\) \{.*?\n  \})\n", src, re.S)
+    assert fn, "search.js has no words(text) function"
     with borrowed(chromium) as browser:
         page = browser.new_page()
-        got = page.evaluate(f"(texts) => {{ {fn.group(1)}; return texts.map(tokens); }}", BATTERY)
-    want = [tokens(t) for t in BATTERY]
-    assert got == want, [(t, g, w) for t, g, w in zip(BATTERY, got, want) if g != w]
-    assert want[0] == ["schrodinger", "equation", "naive", "cafe"] and want[9] == ["o", "brien", "l", "hopital", "d",
-                                                                                     "alembert"]
-    assert want[1] == ["strasse", "strasse", "mass"] and "οδοσ" in want[2] and "self" in want[10] and "supervised" in want[10] and want[11] == ["rocket", "science"]
+        got = page.evaluate(f"(texts) => {{ {fn.group(1)}; return texts.map(words); }}", BATTERY + COMPOUNDS)
+    want = [[list(run) for run in words(t)] for t in BATTERY + COMPOUNDS]
+    assert got == want, [(t, g, w) for t, g, w in zip(BATTERY + COMPOUNDS, got, want) if g != w]
+    assert [tokens(t) for t in BATTERY] == [[w for run in found for w in run] for found in want[:len(BATTERY)]]
+    assert tokens(BATTERY[0]) == ["schrodinger", "equation", "naive", "cafe"]
+    assert tokens(BATTERY[9]) == ["o", "brien", "l", "hopital", "d", "alembert"]
+    assert tokens(BATTERY[1]) == ["strasse", "strasse", "mass"] and "οδοσ" in tokens(BATTERY[2])
+    assert words("self-supervised")[0] == ("selfsupervised", "self", "supervised")
+    assert tokens(BATTERY[11]) == ["rocket", "science"]
+
+
+def test_compound_words_are_their_whole_and_their_parts() -> None:
+    """Issue 45: "diffusion" finds SparkDiffusion; "sparkdiffusion" still does."""
+    assert words("SparkDiffusion FlashPrefill") == [("sparkdiffusion", "spark", "diffusion"),
+                                                    ("flashprefill", "flash", "prefill")]
+    assert words("HTMLParser LLMs GPT-4o ResNet50 3D") == [
+        ("htmlparser", "html", "parser"), ("llms",), ("gpt4o", "gpt", "4", "o"), ("resnet50", "res", "net", "50"),
+        ("3d", "3", "d")]
+    assert words("Spark diffusion ÉcoleNormale") == [("spark",), ("diffusion",), ("ecolenormale", "ecole", "normale")]
+    assert words("深度Learning") == [("深度learning", "深度", "learning")]
+
+
+def test_the_ascii_shortcut_cuts_as_the_general_rule() -> None:
+    """ASCII text takes a shortcut (``ascii_words``, on the characters themselves); the general rule
+    (on the characters' classes) must cut it alike: each string with a non-ASCII character added
+    as a separate word, which sends it the general way."""
+    for text in BATTERY + COMPOUNDS:
+        if text.isascii():
+            assert ascii_words(text) + [("e",)] == words(text + " é"), text
 
 
 def _site(authors: tuple, record_authors: dict, pages: tuple = ()) -> SiteModel:
@@ -199,3 +233,31 @@ def test_a_two_word_query_finds_each_authors_papers_within_the_request_budget(tm
                 page.close()
     finally:
         srv.shutdown()
+
+
+def test_abstracts_are_searched_on_a_labs_site_unless_site_yaml_says(tmp_path: Path) -> None:
+    """site.yaml ``search: {abstracts: ...}`` (issue 45): when absent, on for at most LAB_AUTHORS
+    authors and off above (bench/search_abstracts.py measured what they cost at 1,000 x 100)."""
+    from generator.assemble.site import assemble
+    from generator.config import load_site
+    from generator.config.schema import LAB_AUTHORS
+    from generator.core.taxonomy import load_taxonomy
+    from generator.store.reader import read_all
+
+    root = tmp_path / "site"
+    (root / "content/authors").mkdir(parents=True)
+
+    def searched(authors: int, yaml: str = "") -> bool:
+        for p in (root / "content/authors").iterdir():
+            p.unlink()
+        for i in range(authors):
+            (root / f"content/authors/a{i:03d}.yaml").write_text(f"name: Author {i}\n", "utf-8")
+        (root / "site.yaml").write_text("title: T\n" + yaml, "utf-8")
+        config = load_site(root)
+        return assemble(config, read_all(config), load_taxonomy()).search_abstracts
+
+    assert searched(3) and not searched(LAB_AUTHORS + 1)
+    assert searched(LAB_AUTHORS + 1, "search:\n  abstracts: true\n") and not searched(3, "search: {abstracts: false}\n")
+    r = Record(key="arxiv:2001.00001", title="T", year=2020, arxiv_id="2001.00001", abstract=r"On \emph{FlashPrefill}.")
+    assert document_text(r, abstracts=True)[2] == "2001.00001 On FlashPrefill."
+    assert document_text(r)[2] == "2001.00001"

@@ -11,13 +11,21 @@
   "use strict";
   var engine = null;   // one promise of the loaded index, shared by every form
 
-  // The tokenizer of generator/render/search_index.py, character for character (tests/write/test_search.py
-  // compares the two): NFKD, lowercase, NFKD, no combining marks, final sigma as sigma and sharp s as ss, then
-  // the runs of letters and digits.
-  function tokens(text) {
-    var t = text.normalize("NFKD").toLowerCase().normalize("NFKD");
-    t = t.replace(/\p{M}+/gu, "").replace(/\u03c2/g, "\u03c3").replace(/\u00df/g, "ss");
-    return t.match(/[\p{L}\p{N}]+/gu) || [];
+  // The tokenizer of generator/render/search_tokens.py, character for character (tests/write/test_search.py
+  // compares the two): NFKD, no combining marks; the runs of letters and digits (over a hyphen between
+  // two), each cut into its parts (CamelCase, HTMLParser, LLMs one part, letters and digits, hyphens),
+  // each part lowercased, NFKD, no marks, final sigma as sigma and sharp s as ss; a run of one part is
+  // one word, a run of several the whole (its parts joined) and then its parts.
+  function words(text) {
+    var t = text.normalize("NFKD").replace(/\p{M}+/gu, "");
+    return (t.match(/[\p{L}\p{N}]+(?:[-\u2010][\p{L}\p{N}]+)*/gu) || []).map(function (run) {
+      var parts = run.match(/[\p{Lu}\p{Lt}]+s(?!\p{Ll})|[\p{Lu}\p{Lt}]+(?!\p{Ll})|[\p{Lu}\p{Lt}]?\p{Ll}+|[\p{Lm}\p{Lo}]+|\p{N}+/gu);
+      parts = (parts || []).map(function (p) {
+        p = p.toLowerCase().normalize("NFKD").replace(/\u03c2/g, "\u03c3").replace(/\u00df/g, "ss");
+        return p.replace(/[^\p{L}\p{N}]+/gu, "");
+      }).filter(Boolean);
+      return parts.length > 1 ? [parts.join("")].concat(parts) : parts;
+    }).filter(function (run) { return run.length; });
   }
 
   function fetchJSON(url) {
@@ -72,6 +80,25 @@
         return scores;
       });
     }
+    // doc id -> score of a run of the query: its word's; a compound's, the better of its whole's
+    // (as one word) and its parts' when all of them are found (the least of their scores): so
+    // "FlashPrefill" finds "Flash-Prefill" and "flash prefill" as well as "FlashPrefill".
+    function matchRun(run) {
+      if (run.length === 1) { return match(run[0]); }
+      return Promise.all(run.map(match)).then(function (maps) {
+        var scores = new Map(maps[0]), parts = maps.slice(1);
+        parts.sort(function (a, b) { return a.size - b.size; });
+        parts[0].forEach(function (score, id) {
+          for (var i = 1; i < parts.length; i++) {
+            var s = parts[i].get(id);
+            if (s === undefined) { return; }
+            score = Math.min(score, s);
+          }
+          if ((scores.get(id) || 0) < score) { scores.set(id, score); }
+        });
+        return scores;
+      });
+    }
     function doc(id) {
       return once(base + "d/" + meta.d[Math.floor(id / meta.chunk)] + ".json").then(function (chunk) {
         var d = chunk[id % meta.chunk];
@@ -79,9 +106,11 @@
       });
     }
     this.search = function (q) {
-      var words = Array.from(new Set(tokens(q)));
-      if (!words.length) { return Promise.resolve({results: []}); }
-      return Promise.all(words.map(match)).then(function (maps) {
+      var seen = new Set(), runs = words(q).filter(function (run) {
+        return !seen.has(run[0]) && seen.add(run[0]);
+      });
+      if (!runs.length) { return Promise.resolve({results: []}); }
+      return Promise.all(runs.map(matchRun)).then(function (maps) {
         maps.sort(function (a, b) { return a.size - b.size; });
         var hits = [];
         maps[0].forEach(function (score, id) {
@@ -124,15 +153,15 @@
   // {n}, {q} and {name} where the values go, a count's words in each CLDR plural form of the
   // language (data-results-one, -few, -other ...), the one Intl.PluralRules picks.
   var lang = document.documentElement.lang || "en";
-  var words = document.querySelector("form[data-results-other]");
+  var labels = document.querySelector("form[data-results-other]");
   function say(key, fallback, values) {
-    var text = (words && words.getAttribute("data-" + key)) || fallback;
+    var text = (labels && labels.getAttribute("data-" + key)) || fallback;
     Object.keys(values || {}).forEach(function (k) { text = text.replace("{" + k + "}", function () { return values[k]; }); });
     return text;
   }
   function counted(key, fallback, n) {
     var form = new Intl.PluralRules(lang).select(n);
-    var has = words && words.hasAttribute("data-" + key + "-" + form);
+    var has = labels && labels.hasAttribute("data-" + key + "-" + form);
     return say(key + "-" + (has ? form : "other"), fallback, {n: n.toLocaleString(lang)});
   }
   function plural(n) { return counted("results", n === 1 ? "{n} result" : "{n} results", n); }
