@@ -24,7 +24,7 @@ from generator import __version__
 from generator.core.errors import SiteError, plural
 
 if TYPE_CHECKING:
-    from generator.write.sitesize import SiteSize
+    from generator.buildinfo import BuildResult
 
 F = TypeVar("F", bound=Callable[..., Any])
 log = logging.getLogger("generator")
@@ -131,18 +131,22 @@ def build(ctx: click.Context, base_url: str | None, output: Path | None, strict:
                     reuse=not no_reuse)
     if res.unchanged:
         return
-    log.info("built %d files (%.1f MB written) for %s, %s, %s in %.2f s -> %s", res.files, res.bytes / 1e6,
-             plural(res.authors, "author"), plural(res.records, "record"), plural(res.subjects, "subject"),
-             res.seconds, res.out_dir)
-    _report_size(res.out_dir, res.size)
+    _report_build(res)
 
 
-def _report_size(out_dir: Path, size: SiteSize | None = None) -> None:
-    """The whole output's size (as the build saw it, else measured now), and a warning past
-    GitHub Pages' limit (generator.write.sitesize)."""
-    from generator.write.sitesize import report
+def _report_build(res: BuildResult) -> None:
+    """One line of what was built (the whole output: its files, reused or made, and its size); a
+    second when the size matters against GitHub Pages' limit (generator.write.sitesize), a
+    warning past it. The files this build wrote, the stages and the parts of the size with -v."""
+    from generator.write.sitesize import limit_lines, measure
 
-    warning = report(out_dir, size)
+    size = res.size or measure(res.out_dir)
+    log.info("built %s, %s, %s in %.2f s: %s -> %s", plural(res.authors, "author"), plural(res.records, "record"),
+             plural(res.subjects, "subject"), res.seconds, size.describe(), res.out_dir)
+    log.debug("the jobs wrote %s of them (%.1f MB)", plural(res.files, "file"), res.bytes / 1e6)
+    note, warning = limit_lines(res.out_dir, size)
+    if note:
+        log.info("%s", note)
     if warning:
         log.warning("%s", warning)
 
