@@ -135,9 +135,8 @@ def build(ctx: click.Context, base_url: str | None, output: Path | None, strict:
 
 
 def _report_build(res: BuildResult) -> None:
-    """One line of what was built (the whole output: its files, reused or made, and its size); a
-    second when the size matters against GitHub Pages' limit (generator.write.sitesize), a
-    warning past it. The files this build wrote, the stages and the parts of the size with -v."""
+    """One line of what was built (the whole output's files and size); a second when its size nears
+    GitHub Pages' limit, a warning past it (generator.write.sitesize). The rest with -v."""
     from generator.write.sitesize import limit_lines, measure
 
     size = res.size or measure(res.out_dir)
@@ -300,33 +299,14 @@ def clean(ctx: click.Context) -> None:
 @_handle_errors
 def init(directory: Path, title: str, repo: str | None, ref: str | None) -> None:
     """Create a new site in DIRECTORY with one example author."""
-    from generator.newsite import create_site, resolve_pin
+    from generator.newsite import create_site, pin_warning, resolve_pin
 
     pin = create_site(directory, title=title, pin=resolve_pin(repo, ref))
     log.info("created a new site in %s; its Makefile installs %s", directory, pin)
-    _say_what_a_local_pin_means(pin, directory, repo is None and ref is None)
+    warning = pin_warning(pin, directory / "Makefile", default=repo is None and ref is None)
+    if warning:
+        log.warning("%s", warning)
     log.info("next: cd %s && make site", directory)
-
-
-def _say_what_a_local_pin_means(pin: Any, directory: Path, default: bool) -> None:  # noqa: ANN401 - a newsite.Pin
-    """A warning when the site's Makefile pins what exists only on this machine, or pins a
-    release that the file this authorsite came from stands in for."""
-    from generator.newsite import installed_file
-
-    if pin.file:
-        log.warning("this authorsite was installed from a file that no package index has (%s): the Makefile "
-                    "installs that file, so 'make site' works on this machine (offline too, once pip has "
-                    "authorsite's dependencies), not in the site's workflows on GitHub; for those, pin a release "
-                    "or a git URL in %s (AUTHORSITE_PIP)", pin.file.removeprefix("file://"), directory / "Makefile")
-    elif default and installed_file():
-        log.warning("this authorsite was installed from %s, which no package index has, and the file is gone "
-                    "(or its URL cannot be written in a Makefile): the Makefile pins %s, which installs once it is "
-                    "released; to install the file instead, put it back and run: make site "
-                    "AUTHORSITE_PIP='authorsite @ %s'", installed_file(), pin, installed_file())
-    elif pin.local:
-        log.warning("that URL exists only on this machine, so the site's workflows cannot install authorsite "
-                    "on GitHub: run init with --repo https://github.com/OWNER/REPO --ref TAG, or set "
-                    "AUTHORSITE_REPO and AUTHORSITE_REF in %s", directory / "Makefile")
 
 
 @cli.command("new-author", short_help="Add an author file for NAME, with an arXiv query to fetch.")

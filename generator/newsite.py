@@ -272,6 +272,28 @@ def resolve_pin(repo: str | None = None, ref: str | None = None) -> Pin:
     return pin
 
 
+def pin_warning(pin: Pin, makefile: Path, default: bool) -> str | None:
+    """What ``init`` says when the new site's Makefile pins what exists only on this machine, or
+    pins a release in place of the file this authorsite was installed from (``default``: no
+    --repo or --ref was given)."""
+    if pin.file:
+        return (f"this authorsite was installed from a file that no package index has "
+                f"({pin.file.removeprefix('file://')}): the Makefile installs that file, so 'make site' works on "
+                "this machine (offline too, once pip has authorsite's dependencies), not in the site's workflows "
+                f"on GitHub; for those, pin a release or a git URL in {makefile} (AUTHORSITE_PIP)")
+    gone = installed_file() if default else None
+    if gone:
+        return (f"this authorsite was installed from {gone}, which no package index has, and the file is gone (or "
+                f"its URL cannot be written in a Makefile): the Makefile pins {pin}, which installs once it is "
+                f"released; to install the file instead, put it back and run: make site AUTHORSITE_PIP='authorsite "
+                f"@ {gone}'")
+    if pin.local:
+        return ("that URL exists only on this machine, so the site's workflows cannot install authorsite on "
+                "GitHub: run init with --repo https://github.com/OWNER/REPO --ref TAG, or set AUTHORSITE_REPO and "
+                f"AUTHORSITE_REF in {makefile}")
+    return None
+
+
 def create_site(directory: Path, title: str = "Author profiles", pin: Pin | None = None) -> Pin:
     """Write a new site into ``directory`` (new or empty); return the authorsite pin its Makefile installs."""
     if directory.exists() and any(directory.iterdir()):
