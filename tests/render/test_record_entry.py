@@ -56,8 +56,8 @@ def test_demo_merged_record_has_one_meta_line_with_one_year(demo) -> None:  # no
     html = demo.read(JANE)
     entry = _li(html, "r-2401-99999")
     meta = entry.split('<p class="record-meta">')[1].split("</p>")[0]
-    assert meta == ('<i class="venue">Proc. VLDB Endow.</i><span class="sep" aria-hidden="true"> · </span>'
-                    '<span class="id">arXiv:2401.99999v2</span>')      # under its heading: no year at all
+    assert meta == ('<i class="venue" dir="auto">Proc. VLDB Endow.</i><span class="sep" aria-hidden="true"> · </span>'
+                    '<span class="id" dir="ltr">arXiv:2401.99999v2</span>')      # under its heading: no year at all
     section = html[html.rindex('<section class="year"', 0, html.index('id="r-2401-99999"')):]
     assert section.startswith('<section class="year" aria-labelledby="year-2025">')   # the published year
     assert "DBLP 2" not in entry and "journals/corr/" not in entry
@@ -71,7 +71,7 @@ def test_demo_pinned_copy_has_the_records_links_and_no_abstract_link_to_its_own_
     assert _hrefs(pinned, "buttons") == links
     assert "Abstract on" not in pinned and "↗" not in pinned
     pinned_meta = pinned.split('<p class="record-meta">')[1].split("</p>")[0]
-    assert '<span class="year">2025</span>' in pinned_meta        # outside the year lists, it says its year
+    assert '<span class="year" dir="ltr">2025</span>' in pinned_meta        # outside the year lists, it says its year
     assert 'id="r-2401-99999"' not in pinned                        # one anchor per record on the page
 
 
