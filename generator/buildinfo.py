@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from generator.core.errors import plural
+
 if TYPE_CHECKING:
     from generator.write.sitesize import SiteSize
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,3 +48,27 @@ class Clock:
 
     def seconds(self) -> float:
         return time.perf_counter() - self.start
+
+
+def report_build(res: BuildResult) -> None:
+    """One line of what was built (the whole output's files and size); a second when its size nears
+    GitHub Pages' limit, a warning past it (generator.write.sitesize). The rest with -v."""
+    from generator.write.sitesize import measure
+
+    size = res.size or measure(res.out_dir)
+    log.info("built %s, %s, %s in %.2f s: %s -> %s", plural(res.authors, "author"), plural(res.records, "record"),
+             plural(res.subjects, "subject"), res.seconds, size.describe(), res.out_dir)
+    log.debug("the jobs wrote %s of them (%.1f MB)", plural(res.files, "file"), res.bytes / 1e6)
+    report_size(res.out_dir, size)
+
+
+def report_size(out_dir: Path, size: SiteSize | None = None) -> None:
+    """The output's size against GitHub Pages' limit, as a build says it (a merge of shards says
+    it too): a line when it nears the limit, a warning past it (generator.write.sitesize)."""
+    from generator.write.sitesize import limit_lines, measure
+
+    note, warning = limit_lines(out_dir, size or measure(out_dir))
+    if note:
+        log.info("%s", note)
+    if warning:
+        log.warning("%s", warning)

@@ -45,7 +45,7 @@ def run_check(root: Path) -> tuple[list[str], list[str]]:
     except SiteError as exc:
         return [str(p) for p in exc.problems] or [str(exc)], []
     store = read_all(config)
-    log.info("%s", language_note(config))
+    log.debug("%s", language_note(config))   # (-v): a language that lacks words warns (language_warning)
     problems: list[str] = [str(p) for p in sorted(theme_problems(config), key=lambda p: p.order)]
     try:
         translations(site_language(config.root, config.language))   # the site's own catalogue compiles

@@ -16,15 +16,13 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, NoReturn, TypeVar
+from typing import Any, Callable, NoReturn, TypeVar
 
 import click
 
 from generator import __version__, shard_commands
+from generator.buildinfo import report_build, report_size
 from generator.core.errors import SiteError, plural
-
-if TYPE_CHECKING:
-    from generator.write.sitesize import SiteSize
 
 F = TypeVar("F", bound=Callable[..., Any])
 log = logging.getLogger("generator")
@@ -133,19 +131,7 @@ def build(ctx: click.Context, base_url: str | None, output: Path | None, strict:
     res = run_build(ctx.obj["root"], **options)
     if res.unchanged:
         return
-    log.info("built %d files (%.1f MB written) for %s, %s, %s in %.2f s -> %s", res.files, res.bytes / 1e6,
-             plural(res.authors, "author"), plural(res.records, "record"), plural(res.subjects, "subject"),
-             res.seconds, res.out_dir)
-    _report_size(res.out_dir, res.size)
-
-
-def _report_size(out_dir: Path, size: SiteSize | None = None) -> None:
-    """The whole output's size (as the build saw it, else measured now), and a warning past
-    GitHub Pages' limit (generator.write.sitesize)."""
-    from generator.write.sitesize import report
-
-    if warning := report(out_dir, size):
-        log.warning("%s", warning)
+    report_build(res)
 
 
 @cli.command(short_help="Fetch every author's sources into content/cache/ (the only command that uses the network).")
@@ -298,13 +284,13 @@ def clean(ctx: click.Context) -> None:
 @_handle_errors
 def init(directory: Path, title: str, repo: str | None, ref: str | None, shards: int) -> None:
     """Create a new site in DIRECTORY with one example author."""
-    from generator.newsite import create_site, resolve_pin
+    from generator.newsite import create_site, pin_warning, resolve_pin
+
     pin = create_site(directory, title=title, pin=resolve_pin(repo, ref), shards=shards)
     log.info("created a new site in %s; its Makefile installs %s", directory, pin)
-    if pin.local:
-        log.warning("that URL exists only on this machine, so the site's workflows cannot install authorsite "
-                    "on GitHub: run init with --repo https://github.com/OWNER/REPO --ref TAG, or set "
-                    "AUTHORSITE_REPO and AUTHORSITE_REF in %s", directory / "Makefile")
+    warning = pin_warning(pin, directory / "Makefile", default=repo is None and ref is None)
+    if warning:
+        log.warning("%s", warning)
     log.info("next: cd %s && make site", directory)
 
 
@@ -357,7 +343,7 @@ def _accept_verbosity_after_command(group: click.Group) -> None:
         ]
 
 
-shard_commands.add_to(cli, _handle_errors, _report_size)   # merge, shards
+shard_commands.add_to(cli, _handle_errors, report_size)   # merge, shards
 _accept_verbosity_after_command(cli)
 
 

@@ -4,7 +4,9 @@ A new site installs authorsite through its own Makefile (``make site``, which it
 run too): by default the release from PyPI of the version that runs ``init``
 (``authorsite==0.2.0``), so a site builds the same on a laptop and on a GitHub runner. A git
 URL at a tag or commit is pinned only when asked (``--repo``/``--ref``): a fork, or an
-unreleased commit. The Makefile's ``install`` runs the site's ``.ci/install-authorsite``,
+unreleased commit. An authorsite that pip installed from a file (a wheel built on this machine,
+which no package index has) pins that file, so the new site's ``make site`` installs what runs
+``init`` (on this machine only; ``init`` says so). The Makefile's ``install`` runs the site's ``.ci/install-authorsite``,
 which installs a changed pin into a fresh environment and switches ``.venv`` to it only once
 it runs, so a failed install never leaves the site without authorsite.
 """
@@ -136,28 +138,38 @@ def slugify(name: str) -> str:
 # What a Makefile line and pip's 'git+URL@REF' carry safely: no spaces, quotes, '$', '#', '@' but in user@host.
 _REPO_URL = re.compile(r"(?:https?|ssh|git|file)://(?:[A-Za-z0-9._~-]+@)?[A-Za-z0-9._~:/%+=,-]+")
 _REF = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,199}")
+_FILE_URL = re.compile(r"file:///[A-Za-z0-9._~/%+=,-]+")
 _SCP_STYLE = re.compile(r"(?:[A-Za-z0-9._-]+@)?([A-Za-z0-9.-]+):(?!//)([A-Za-z0-9._~/-]+)")
 
 
 @dataclass(frozen=True, slots=True)
 class Pin:
-    """Where a new site installs authorsite from: a release from PyPI (``version``), or a git
-    URL (``repo``) at a tag or commit (``ref``) when asked for one."""
+    """Where a new site installs authorsite from: a release from PyPI (``version``), a git URL
+    (``repo``) at a tag or commit (``ref``) when asked for one, or the file pip installed the
+    running authorsite from (``file``: a file:// URL of a wheel or sdist no index has)."""
 
     version: str = ""
     repo: str = ""
     ref: str = ""
+    file: str = ""
 
     @property
     def local(self) -> bool:
         """True when the URL exists only on this machine (a CI runner cannot clone it)."""
-        return self.repo.startswith("file://")
+        return self.repo.startswith("file://") or bool(self.file)
 
     def __str__(self) -> str:
+        if self.file:
+            return f"authorsite @ {self.file}"
         return f"{self.repo} at {self.ref}" if self.repo else f"authorsite=={self.version}"
 
     def makefile(self) -> dict[str, str]:
         """The Makefile's lines for this pin: how to upgrade, and the variables."""
+        if self.file:
+            return {"how": "authorsite is installed from the file below (written by 'authorsite init', run from "
+                           "it):\n# no package index has it, and it exists only on this machine. To move to a "
+                           "release,\n# write AUTHORSITE_PIP ?= authorsite==VERSION.",
+                    "pin": f"AUTHORSITE_PIP ?= authorsite @ {self.file}\n"}
         if self.repo:
             return {"how": "authorsite is installed from git at the tag or commit below (written by 'authorsite "
                            "init').\n# To upgrade, set AUTHORSITE_REF to a newer tag or commit.",
@@ -184,17 +196,40 @@ def _checkout_pin(src: Path) -> Pin | None:
     return Pin(repo=_git(src, "remote", "get-url", "origin") or str(src), ref=commit)
 
 
-def _installed_pin() -> Pin | None:
-    """Installed by pip from git: the URL and commit pip recorded (PEP 610 direct_url.json)."""
+def _direct_url() -> dict[str, object] | None:
+    """Where pip installed authorsite from when not from an index: the URL it recorded (PEP 610
+    direct_url.json: a git URL and commit, a file, a folder), else None."""
     try:
         text = metadata.distribution("authorsite").read_text("direct_url.json")
         data = json.loads(text or "null")
     except (metadata.PackageNotFoundError, ValueError):
         return None
-    vcs = data.get("vcs_info") if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else None
+
+
+def _installed_pin() -> Pin | None:
+    """Installed by pip from git: the URL and commit pip recorded (PEP 610 direct_url.json)."""
+    data = _direct_url()
+    vcs = data.get("vcs_info") if data else None
     if not isinstance(vcs, dict) or vcs.get("vcs") != "git" or not vcs.get("commit_id"):
         return None
-    return Pin(repo=str(data.get("url", "")), ref=str(vcs["commit_id"]))
+    return Pin(repo=str(data.get("url", "")), ref=str(vcs["commit_id"]))   # type: ignore[union-attr]
+
+
+def installed_file() -> str | None:
+    """The file:// URL of the wheel or sdist pip installed the running authorsite from (no index
+    has it: a wheel built on this machine), or None (from an index, git, or a folder)."""
+    data = _direct_url()
+    url = str(data.get("url", "")) if data and isinstance(data.get("archive_info"), dict) else ""
+    return url if url.startswith("file:///") else None
+
+
+def _file_pin() -> Pin | None:
+    """The installed file as a pin, when it is still there and a Makefile can hold its URL."""
+    url = installed_file()
+    if url is None or not _FILE_URL.fullmatch(url) or not Path(url.removeprefix("file://")).is_file():
+        return None
+    return Pin(version=__version__, file=url)
 
 
 def running_pin() -> Pin | None:
@@ -220,7 +255,7 @@ def resolve_pin(repo: str | None = None, ref: str | None = None) -> Pin:
     """The pin a new site gets: this version's release from PyPI; with ``repo`` or ``ref``, a
     git URL and commit, the one not given taken from the running version."""
     if repo is None and ref is None:
-        return Pin(version=__version__)
+        return _file_pin() or Pin(version=__version__)
     running = running_pin() if repo is None or ref is None else None
     repo = repo or (running.repo if running else None)
     ref = ref or (running.ref if running else None)
@@ -237,6 +272,28 @@ def resolve_pin(repo: str | None = None, ref: str | None = None) -> Pin:
         raise SiteError(f"--ref {ref!r} is not a tag, branch or commit name",
                         hint="use letters, digits, '.', '_', '/' and '-', e.g. v0.2.0 or a commit id")
     return pin
+
+
+def pin_warning(pin: Pin, makefile: Path, default: bool) -> str | None:
+    """What ``init`` says when the new site's Makefile pins what exists only on this machine, or
+    pins a release in place of the file this authorsite was installed from (``default``: no
+    --repo or --ref was given)."""
+    if pin.file:
+        return (f"this authorsite was installed from a file that no package index has "
+                f"({pin.file.removeprefix('file://')}): the Makefile installs that file, so 'make site' works on "
+                "this machine (offline too, once pip has authorsite's dependencies), not in the site's workflows "
+                f"on GitHub; for those, pin a release or a git URL in {makefile} (AUTHORSITE_PIP)")
+    gone = installed_file() if default else None
+    if gone:
+        return (f"this authorsite was installed from {gone}, which no package index has, and the file is gone (or "
+                f"its URL cannot be written in a Makefile): the Makefile pins {pin}, which installs once it is "
+                f"released; to install the file instead, put it back and run: make site AUTHORSITE_PIP='authorsite "
+                f"@ {gone}'")
+    if pin.local:
+        return ("that URL exists only on this machine, so the site's workflows cannot install authorsite on "
+                "GitHub: run init with --repo https://github.com/OWNER/REPO --ref TAG, or set AUTHORSITE_REPO and "
+                f"AUTHORSITE_REF in {makefile}")
+    return None
 
 
 def create_site(directory: Path, title: str = "Author profiles", pin: Pin | None = None, shards: int = 1) -> Pin:

@@ -102,7 +102,7 @@ def run(root: Path, clock: Clock, inputs: Inputs, target: Path | None, *, base_u
     for name, seconds in clock.stages:
         log.debug("  %-22s %6.2f s", name, seconds)
     if write is None:   # (a shard says its own)
-        log.info("%d jobs rendered, %d reused", rendered, len(planned) - rendered)
+        log.debug("%d jobs rendered, %d reused", rendered, len(planned) - rendered)
     return BuildResult(
         out_dir=target, files=sum(1 for j in planned if not j.folder), bytes=total, authors=len(site.authors),
         records=sum(len(a.records) for a in site.authors), subjects=len(site.subjects),
@@ -163,7 +163,7 @@ def _assemble(config: SiteConfig, authors: Authors, parsed: ParsedInputs, inputs
     listed = listings(authors.authors, orders, config.feed_size, parsed)
     feeds = feed_kept.feed_ids(config.root, authors.authors, orders, inputs, parsed)
     site = assemble(config, Store(), tax, authors.authors, made, listed, feeds)
-    log.info("assembled %s, %s", plural(len(site.authors), "author"), plural(len(site.subjects), "subject"))
+    log.debug("assembled %s, %s", plural(len(site.authors), "author"), plural(len(site.subjects), "subject"))
     return site
 
 
@@ -262,7 +262,7 @@ def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, 
         staged.place(staging, target, manifest, reuse, run)
         rendered[0] = len(run)
         log.debug("reused jobs linked in %.2f s", time.perf_counter() - started)
-        log.info("rendering %d of %d jobs (%d unchanged, reused) with %d process%s...", len(run), len(planned),
+        log.debug("rendering %d of %d jobs (%d unchanged, reused) with %d process%s...", len(run), len(planned),
                  len(reuse), pool.workers, "es" if pool.workers > 1 else "")
         if len(run) * 20 > len(planned) and forks([j.task for j in run], pool.workers):
             log.debug("%d hollow records filled", fill())   # once, before the processes fork: not in each

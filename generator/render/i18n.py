@@ -2,10 +2,10 @@
 
 Every string of the default theme is written ``{{ _("...") }}`` (or ``ngettext``) in its templates
 and goes through Jinja's i18n extension. The catalogues ship in the package as gettext ``.po``
-files, ``generator/locale/<folder>/LC_MESSAGES/messages.po`` (English, the source, and German
-and Simplified Chinese), made and updated by ``make messages`` (pybabel extract and update over
-``babel.cfg``). A site may add or change strings with ``locale/<language>/messages.po`` in its
-own folder. Both are compiled in memory by Babel when a build loads them, so no compiled ``.mo``
+files, ``generator/locale/<folder>/LC_MESSAGES/messages.po`` (English, the source, and
+German, Simplified Chinese, Arabic, Spanish, French and Japanese), made and updated by ``make
+messages`` (pybabel extract and update over ``babel.cfg``). A site may add or change strings
+with ``locale/<language>/messages.po`` in its own folder. Both are compiled in memory by Babel when a build loads them, so no compiled ``.mo``
 can be stale or missing from a wheel, and a site's catalogue needs no step of its own.
 
 ``language:`` in site.yaml is a BCP 47 tag; it picks the shipped catalogue of its language and
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 CATALOGUES = PACKAGE / "locale"
 DOMAIN = "messages"
 # The catalogues that ship: the folder under generator/locale/ and the tag a site writes for it.
-SHIPPED = {"en": "en", "de": "de", "zh_Hans": "zh-Hans"}
+SHIPPED = {"en": "en", "de": "de", "zh_Hans": "zh-Hans", "ar": "ar", "es": "es", "fr": "fr", "ja": "ja"}
 SOURCE = "en"   # the language of the msgids
 SITE_FOLDER = "locale"   # a site's own catalogues: locale/<language>/messages.po in the site folder
 # English pages keep ISO 8601 dates (2024-03-01), as they always had; other languages take

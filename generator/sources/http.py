@@ -233,8 +233,10 @@ class HttpClient:
                         url, f"{exc.reason}; the server asked to wait {exc.retry_after:.0f} s (Retry-After), "
                              f"more than fetch.retry_after_cap ({self.policy.retry_after_cap:g} s), so gave up",
                         attempts, hint=_hint(exc.reason, True)) from None
-                log.info("%s: %s; retrying in %.1f s (attempt %d of %d)", url, exc.reason, wait,
-                         attempts + 1, retries + 1)
+                # Under its source's "fetching" line, without the URL: the error that gives up names
+                # it, so a fetch prints each URL once (-v: here too).
+                log.debug("  %s", url)
+                log.info("  %s; retrying in %.1f s (attempt %d of %d)", exc.reason, wait, attempts + 1, retries + 1)
                 self.clock.sleep(wait)
 
     def _backoff(self, attempts: int, exc: TransientError) -> float | None:

@@ -17,6 +17,9 @@ from generator.core import routes
 log = logging.getLogger(__name__)
 
 PAGES_LIMIT_BYTES = 1_000_000_000   # GitHub Pages: "Published GitHub Pages sites may be no larger than 1 GB"
+# From this share of the limit on, a build says how near it is (and what the paper pages add):
+# below it the size in the build's one line is all a site needs to know.
+NEAR_SHARE = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +69,19 @@ def limit_warning(size: SiteSize, out_dir: str) -> str | None:
             "the deployment would fail. Turn off the page per paper (papers: false in site.yaml; at 1,000 authors "
             "of 100 records they are 0.58 GB), lower feed_size, leave out old records with an author's filters "
             "(since: YEAR), or publish somewhere without that limit")
+
+
+def limit_lines(out: Path, size: SiteSize) -> tuple[str | None, str | None]:
+    """What a build says of its size against GitHub Pages' limit: (a note from half of it on,
+    with what the paper pages add; the warning past it). The parts are logged with -v."""
+    lines = parts(out, size)
+    for line in lines:
+        log.debug("  %s", line)
+    warning = limit_warning(size, out.name)
+    if warning or size.bytes <= PAGES_LIMIT_BYTES * NEAR_SHARE:
+        return None, warning
+    note = f"{out.name}/ is {size.bytes / 1e9:.2f} GB, {size.bytes / PAGES_LIMIT_BYTES:.0%} of GitHub Pages' 1 GB limit"
+    return note + (f"; {lines[0]}" if lines else ""), None
 
 
 def report(out: Path, size: SiteSize | None = None, name: str | None = None) -> str | None:

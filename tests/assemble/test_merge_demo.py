@@ -17,7 +17,7 @@ def test_the_example_author_shows_one_entry_for_the_preprint_and_its_article(dem
     assert len(titles) == 6 and "Skewed Workloads in Practice: A Poster" in titles
     start = html.index('id="r-2401-99999"')
     entry = html[html.rindex('<li class="record"', 0, start):html.index("</li>", start)]
-    assert '<i class="venue">Proc. VLDB Endow.</i>' in entry and "2024" not in entry.split("</p>")[0]   # one year
+    assert '<i class="venue" dir="auto">Proc. VLDB Endow.</i>' in entry and "2024" not in entry.split("</p>")[0]   # one year
     assert "Learned indexes replace the inner nodes of a search tree" in entry      # the arXiv abstract
     for label, url in [("arXiv", "https://arxiv.org/abs/2401.99999"),
                        ("DOI", "https://doi.org/10.5555/example.2025.2"),

@@ -57,7 +57,7 @@ def test_the_preprint_and_its_published_records_are_one_entry(built: dict[bool, 
     records = page_records(html)
     assert len(records) == 2
     assert html.count("Fast Joins on Graphs") == 1 + html.count('"name":"Fast Joins on Graphs"')
-    assert '<i class="venue">VLDB 2024</i>' in html
+    assert '<i class="venue" dir="auto">VLDB 2024</i>' in html
     assert PREPRINT_ABSTRACT in html
     for label, url in [("arXiv", "https://arxiv.org/abs/2401.01234"),
                        ("DOI", "https://doi.org/10.14778/3654621.3654622"),
@@ -72,8 +72,8 @@ def test_citations_only_when_the_site_turns_them_on(built: dict[bool, Path]) -> 
     off = (built[False] / PAGE).read_text("utf-8")
     on = (built[True] / PAGE).read_text("utf-8")
     assert "Citations" not in off and "42" not in off
-    assert ('<dt>Citations</dt><dd>42 <span class="n">(OpenAlex, <time datetime="2026-11-30">2026-11-30</time>)'
-            '</span></dd>') in on
+    assert ('<dt>Citations</dt><dd>42 <span class="n">(OpenAlex, <bdi><time datetime="2026-11-30">2026-11-30</time>'
+            '</bdi>)</span></dd>') in on
     csl_off = json.loads((built[False] / routes.author_csl("ada").path).read_text("utf-8"))
     csl_on = json.loads((built[True] / routes.author_csl("ada").path).read_text("utf-8"))
     assert all("Cited" not in item.get("note", "") for item in csl_off)

@@ -61,7 +61,8 @@ def _build(root: Path, *args: str | Path) -> None:
 
 
 def _popen(root: Path, *args: str, quiet: bool = True, stderr: int = subprocess.DEVNULL) -> subprocess.Popen:
-    return subprocess.Popen([AUTHORSITE, *(["-q"] if quiet else []), "-C", str(root), *args],
+    # not quiet: -v, whose 'assembled' line (a debug line since the build says one) says the work has started
+    return subprocess.Popen([AUTHORSITE, "-q" if quiet else "-v", "-C", str(root), *args],
                             stdout=subprocess.DEVNULL, stderr=stderr, text=True, env=cli_env(),
                             start_new_session=True)
 

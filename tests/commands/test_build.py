@@ -795,3 +795,22 @@ def test_free_pages_under_a_project_path_keep_their_links_and_readable_titles(tm
                                                               "https://example.org/x"]
     assert body.find_all("img") == []
     assert check_links(out, "https://user.github.io/repo/") == []
+
+
+def test_a_cold_build_of_the_demo_says_what_it_built_in_at_most_three_lines(tmp_path: Path) -> None:
+    """Issue 45, acceptance 7: what was built (one count of files: the whole output's), the size
+    against GitHub Pages' limit only when it matters, and warnings; -v keeps the detail."""
+    root = copy_demo(tmp_path / "site")
+    res = run_cli("-C", root, "build", timeout=300)
+    assert res.returncode == 0, res.stderr
+    lines = (res.stdout + res.stderr).splitlines()
+    out = root / "output"
+    files = sum(1 for p in out.rglob("*") if p.is_file())
+    assert 1 <= len(lines) <= 3, lines
+    assert re.fullmatch(rf"built 3 authors, \d+ records, \d+ subjects in [\d.]+ s: [\d.]+ MB in {files} files -> "
+                        rf"{re.escape(str(out))}", lines[0]), lines
+    assert all(line.startswith("warning: ") for line in lines[1:]), lines
+    assert run_cli("-C", root, "clean").returncode == 0
+    verbose = run_cli("-C", root, "-v", "build", timeout=300)
+    assert verbose.returncode == 0 and lines[0].split(" in ")[0] in verbose.stderr
+    assert all(part in verbose.stderr for part in ("assembled 3 authors", "jobs rendered", "paper pages (site.yaml papers)"))

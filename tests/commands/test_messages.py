@@ -118,14 +118,18 @@ def _offline_site(tmp_path: Path, api: str, retries: int) -> Path:
 
 
 def _attempts_agree(stderr: str) -> None:
-    """Every 'attempt N of M' of a URL counts up to M, and its error says 'after M attempts'."""
-    announced = re.findall(r"(\S+): .*\(attempt (\d+) of (\d+)\)$", stderr, re.M)
-    gave_up = dict(re.findall(r"could not be fetched: (\S+): .* after (\d+) attempts;", stderr))
-    assert announced and gave_up, stderr
-    for url, n, of in announced:
-        assert int(n) <= int(of) == int(gave_up[url]), stderr
-    for url, after in gave_up.items():
-        assert max(int(n) for u, n, _ in announced if u == url) == int(after), stderr
+    """Under each source's "fetching" line, every 'attempt N of M' counts up to M, and its error
+    says 'after M attempts'; each URL is printed once (in the error: the retries do not repeat it)."""
+    blocks = re.split(r"(?m)^\S+: fetching ", stderr)[1:]
+    assert blocks, stderr
+    for block in blocks:
+        announced = [(int(n), int(of)) for n, of in re.findall(r"(?m)^  .*\(attempt (\d+) of (\d+)\)$", block)]
+        gave_up = [int(n) for n in re.findall(r"could not be fetched: \S+: .* after (\d+) attempts;", block)]
+        after = gave_up[0] if gave_up else 1   # none: not tried again ("earlier in this run")
+        assert len(gave_up) <= 1 and [n for n, _ in announced] == list(range(2, after + 1)), block
+        assert {of for _, of in announced} == ({after} if gave_up else set()), block
+    urls = re.findall(r"https?://[^\s:]+:?\d*/\S*", stderr)
+    assert urls and all(stderr.count(url) == 1 for url in urls), stderr
 
 
 def test_an_offline_fetch_says_what_happened(tmp_path: Path) -> None:

@@ -113,9 +113,9 @@ def test_quiet_and_verbose_work_after_the_command_and_counts_take_their_plural(t
     new = tmp_path / "s"
     res = cli("init", new, "--repo", "https://example.org/authorsite.git", "--ref", "v1", "-q")
     assert res.returncode == 0 and res.stderr == "", res.stderr
-    res = cli("-C", new, "build", "--no-search")
+    res = cli("-C", new, "build", "--no-search", "-v")
     assert "assembled 1 author, 1 subject\n" in res.stderr
-    assert " for 1 author, 1 record, 1 subject in " in res.stderr
+    assert "built 1 author, 1 record, 1 subject in " in res.stderr
     assert cli("-C", new, "clean", "-q").returncode == 0
     quiet = cli("-C", new, "build", "--no-search", "-q")
     assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr   # a new site builds without a warning

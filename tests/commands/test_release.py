@@ -7,7 +7,8 @@ fresh venv from a local package index (the wheel, plus the wheelhouse of depende
 That authorsite's `init` pins `authorsite==VERSION` and no path of this machine; the site's
 own `make site` installs the release and builds. A pin that cannot be installed (a version
 the index does not have, a git URL that cannot be reached) keeps the authorsite the site had,
-says why, and still builds; with no authorsite to keep, it fails and says so.
+says why, and still builds; with no authorsite to keep, it fails and says so. An authorsite
+installed from a wheel file that no index has pins that file, and says so.
 """
 
 from __future__ import annotations
@@ -67,9 +68,11 @@ def test_the_sdist_and_the_wheel_pass_twine_check_and_carry_the_theme(dist: Path
     assert not [n for n in inside if "__pycache__" in n or n.startswith(("tests/", "content/"))]
 
 
-def test_a_release_installs_by_version_its_sites_pin_it_and_a_bad_pin_keeps_it(index: Path, tmp_path: Path) -> None:
+def test_a_release_installs_by_version_its_sites_pin_it_and_a_bad_pin_keeps_it(index: Path, dist: Path,
+                                                                              tmp_path: Path) -> None:
     """One story, as a lab lives it (one site, so the suite makes two venvs fewer): install the
-    release by version, init a site, build; then change the pin to one that cannot be installed."""
+    release by version, init a site, build; then change the pin to one that cannot be installed;
+    then install a wheel built here instead, and init a site from it."""
     user = tmp_path / "user-venv"
     subprocess.run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", str(user)], check=True,
                    timeout=300)
@@ -89,6 +92,7 @@ def test_a_release_installs_by_version_its_sites_pin_it_and_a_bad_pin_keeps_it(i
     assert version == f"authorsite, version {__version__}\n"
     assert "installing" not in _run(["make", "site"], site, index).stderr   # the pin did not change
     _a_pin_that_cannot_be_installed_keeps_the_site_working(site, index)
+    _init_from_a_wheel_no_index_has_pins_that_wheel(user, dist, tmp_path)
 
 
 def _a_pin_that_cannot_be_installed_keeps_the_site_working(site: Path, index: Path) -> None:
@@ -108,3 +112,29 @@ def _a_pin_that_cannot_be_installed_keeps_the_site_working(site: Path, index: Pa
     (site / ".venv").unlink()
     lost = _run(["make", "site", "AUTHORSITE_VERSION=99.0.0"], site, index, ok=False)
     assert "no working authorsite" in lost.stderr and "AUTHORSITE_VERSION" in lost.stderr
+
+
+
+def _init_from_a_wheel_no_index_has_pins_that_wheel(user: Path, dist: Path, tmp_path: Path) -> None:
+    """Issue 45, acceptance 7: authorsite installed from a wheel file built on this machine (no
+    index has it; pip records its URL) pinned authorsite==VERSION, and the site's `make site`
+    then failed. Its init now says so and pins the file; `make site` installs that wheel with no
+    network and no index holding it (the dependencies from the wheelhouse, as PyPI would). The
+    user's venv of the release is reinstalled from the file (its dependencies are there)."""
+    wheel = tmp_path / "built" / next(dist.glob("*.whl")).name
+    wheel.parent.mkdir()
+    wheel.write_bytes(next(dist.glob("*.whl")).read_bytes())
+    nowhere = tmp_path / "no-index"   # an index without the wheel: only the dependencies are found
+    nowhere.mkdir()
+    _run([str(user / "bin/python"), "-m", "pip", "install", "--quiet", "--force-reinstall", "--no-deps", str(wheel)],
+         tmp_path, nowhere)
+    said = _run([str(user / "bin/authorsite"), "init", "wheel-lab"], tmp_path, nowhere).stderr
+    url = wheel.as_uri()
+    assert "no package index has" in said and str(wheel) in said, said
+    assert said.rstrip().endswith("next: cd wheel-lab && make site"), said
+    site = tmp_path / "wheel-lab"
+    assert f"\nAUTHORSITE_PIP ?= authorsite @ {url}\n" in (site / "Makefile").read_text("utf-8")
+    built = _run(["make", "site"], site, nowhere)
+    assert f"installing authorsite @ {url}" in built.stderr
+    assert (site / "output/authors/jane-doe/index.html").is_file()
+    assert _run([str(site / ".venv/bin/authorsite"), "--version"], site, nowhere).stdout.endswith(f"{__version__}\n")

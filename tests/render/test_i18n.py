@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 from babel import Locale
 from babel.messages.pofile import read_po
+from helpers import run_cli
 
 from generator.render import i18n
 from generator.check import language_note, run_check
@@ -77,11 +78,31 @@ def test_every_string_is_translated_with_its_placeholders(folder: str) -> None:
     assert problems == []
 
 
+@pytest.mark.parametrize("folder", sorted(i18n.SHIPPED))
+def test_each_catalogues_plural_forms_are_cldrs(folder: str) -> None:
+    """The header's Plural-Forms is Babel's for the language (from CLDR's plural rules: Arabic's
+    six, zero one two few many other; Spanish and French's many for a multiple of a million), and
+    the form it picks for a count is the form CLDR gives that count: each CLDR form is one msgstr."""
+    from babel.messages.plurals import get_plural
+
+    catalog = _catalog(LOCALE / folder / "LC_MESSAGES" / "messages.po", folder)
+    assert catalog.plural_forms == str(get_plural(folder)), folder
+    pick = gettext.c2py(catalog.plural_expr)
+    locale = Locale.parse(folder)
+    counts = [*range(0, 1200), 1_000_000, 2_000_000, 3_000_001]
+    pairs = {(pick(n), locale.plural_form(n)) for n in counts}
+    assert len(pairs) == len({i for i, _ in pairs}) == len({f for _, f in pairs}) == catalog.num_plurals, sorted(pairs)
+    if folder == "ar":
+        assert sorted(pairs) == [(0, "zero"), (1, "one"), (2, "two"), (3, "few"), (4, "many"), (5, "other")]
+
+
 @pytest.mark.parametrize("tag, catalogue, direction", [
     ("en", "en", "ltr"), ("en-GB", "en", "ltr"), ("de", "de", "ltr"), ("de-AT", "de", "ltr"),
     ("zh-Hans", "zh_Hans", "ltr"), ("zh", "zh_Hans", "ltr"), ("zh-CN", "zh_Hans", "ltr"), ("zh-SG", "zh_Hans", "ltr"),
     ("zh-Hant", None, "ltr"), ("zh-TW", None, "ltr"), ("pt-BR", None, "ltr"),
-    ("ar", None, "rtl"), ("he", None, "rtl"), ("fa", None, "rtl"), ("ur", None, "rtl"), ("qq", None, "ltr"),
+    ("ar", "ar", "rtl"), ("ar-EG", "ar", "rtl"), ("es", "es", "ltr"), ("es-MX", "es", "ltr"), ("fr", "fr", "ltr"),
+    ("fr-CA", "fr", "ltr"), ("ja", "ja", "ltr"), ("ja-JP", "ja", "ltr"),
+    ("he", None, "rtl"), ("fa", None, "rtl"), ("ur", None, "rtl"), ("qq", None, "ltr"),
 ])
 def test_a_language_tag_picks_its_catalogue_and_direction(tag: str, catalogue: str | None, direction: str) -> None:
     lang = i18n.site_language(None, tag)
@@ -90,20 +111,25 @@ def test_a_language_tag_picks_its_catalogue_and_direction(tag: str, catalogue: s
 
 
 def test_an_unknown_language_warns_with_the_file_line_and_key(tmp_path: Path) -> None:
-    (tmp_path / "site.yaml").write_text("title: T\nlanguage: ar\n", encoding="utf-8")
-    [warning] = i18n.language_warning(tmp_path, "ar")
-    assert warning.startswith("site.yaml:2: 'language': the theme has no ar catalogue (it ships en, de, zh-Hans)")
-    assert "locale/ar/messages.po" in warning
-    assert i18n.language_warning(tmp_path, "de") == []
-    (tmp_path / "locale" / "ar").mkdir(parents=True)
-    (tmp_path / "locale" / "ar" / "messages.po").write_text('msgid "Search"\nmsgstr "بحث"\n', encoding="utf-8")
-    assert i18n.language_warning(tmp_path, "ar") == []   # the site translates its words itself
+    (tmp_path / "site.yaml").write_text("title: T\nlanguage: he\n", encoding="utf-8")
+    [warning] = i18n.language_warning(tmp_path, "he")
+    assert warning.startswith("site.yaml:2: 'language': the theme has no he catalogue (it ships en, de, zh-Hans, ar, "
+                              "es, fr, ja)")
+    assert "locale/he/messages.po" in warning
+    assert i18n.language_warning(tmp_path, "de") == [] == i18n.language_warning(tmp_path, "ar")
+    (tmp_path / "locale" / "he").mkdir(parents=True)
+    (tmp_path / "locale" / "he" / "messages.po").write_text('msgid "Search"\nmsgstr "חיפוש"\n', encoding="utf-8")
+    assert i18n.language_warning(tmp_path, "he") == []   # the site translates its words itself
 
 
 @pytest.mark.parametrize("tag, date, number, place", [
     ("en", "2024-03-01", "1,204", "1,204th of 2,501"),
     ("de", "01.03.2024", "1.204", "1.204. von 2.501"),
     ("zh-Hans", "2024年3月1日", "1,204", "第 1,204 位，共 2,501 位"),
+    ("ar", "01\u200f/03\u200f/2024", "1,204", "المرتبة 1,204 من 2,501"),
+    ("es", "1 mar 2024", "1.204", "1.204.º de 2.501"),
+    ("fr", "1 mars 2024", "1\u202f204", "1\u202f204e sur 2\u202f501"),
+    ("ja", "2024/03/01", "1,204", "2,501 名中 1,204 番目"),
 ])
 def test_dates_numbers_and_places_are_the_locales(tag: str, date: str, number: str, place: str) -> None:
     lang = i18n.site_language(None, tag)
@@ -154,8 +180,11 @@ def test_the_wheel_carries_every_catalogue() -> None:
 
 def test_check_names_the_languages_and_a_broken_site_catalogue(tmp_path: Path) -> None:
     (tmp_path / "site.yaml").write_text("title: T\nlanguage: de-AT\n", encoding="utf-8")
-    assert language_note(load_site(tmp_path)) == ("theme languages: en, de, zh-Hans ship; site.yaml's language "
-                                                  "de-AT takes its de catalogue")
+    assert language_note(load_site(tmp_path)) == ("theme languages: en, de, zh-Hans, ar, es, fr, ja ship; "
+                                                  "site.yaml's language de-AT takes its de catalogue")
+    quiet, verbose = run_cli("check", cwd=tmp_path), run_cli("-v", "check", cwd=tmp_path)
+    assert "catalogue" not in quiet.stderr + quiet.stdout, quiet.stderr   # a healthy language: nothing to say
+    assert "takes its de catalogue" in verbose.stderr
     po = tmp_path / "locale" / "de-AT" / "messages.po"
     po.parent.mkdir(parents=True)
     po.write_text('msgid "Search"\nmsgstr "Finden"\nmsgid "Venues"\n', encoding="utf-8")

@@ -1,4 +1,5 @@
-"""Issue 31, acceptance 5, over built pages: the demo with ``language: de`` and ``language: zh-Hans``.
+"""Issue 31, acceptance 5, and issue 45, acceptance 5, over built pages: the demo in every language
+the theme ships (``de``, ``zh-Hans``, ``ar``, ``es``, ``fr``, ``ja``).
 
 * No English word of the theme is left on any page type (home, author, subjects, a subject and
   its second page, venues, a venue, search, a free page, 404; the feeds' subtitles): the list of
@@ -6,6 +7,9 @@
   (its ``%(name)s`` match any value) matched against every element's text and every attribute;
   a message a language writes as English does (Code, GitHub) is not looked for.
 * Dates and counts are the locale's.
+* In ``ar`` (right to left), what must read left to right is isolated: every date, DOI, arXiv id
+  and version list on every page is inside ``<bdi>`` or ``dir="ltr"`` (Jane Doe's DOI and version
+  dates among them), so none comes out reversed ("example.2025.2/10.5555").
 * A site catalogue (``locale/de/messages.po``) changes a string and adds one; an incremental
   rebuild after editing it equals a clean build, byte for byte.
 * ``name_native`` shows on the author page and in bylines, with its ``lang``.
@@ -48,10 +52,31 @@ def _site(root: Path, language: str) -> Path:
     return root
 
 
-@pytest.fixture(scope="module", params=["de", "zh-Hans"])
+LANGUAGES = sorted(tag for folder, tag in i18n.SHIPPED.items() if folder != i18n.SOURCE)
+# Words of each language on Jane Doe's page: her pinned records' heading and the abstracts' button.
+WORDS = {"de": ("Ausgewählte Publikationen", "Alle Zusammenfassungen zeigen"), "zh-Hans": ("代表性论文", "摘要"),
+         "ar": ("منشورات مختارة", "عرض جميع الملخصات"), "es": ("Publicaciones destacadas", "Mostrar todos los resúmenes"),
+         "fr": ("Publications choisies", "Afficher tous les résumés"), "ja": ("主要業績", "すべての概要を表示")}
+
+
+@pytest.fixture(scope="module", params=LANGUAGES)
 def built(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
-    root = _site(tmp_path_factory.mktemp(f"i18n-{request.param}") / "site", request.param)
-    return request.param, build(root)
+    return request.param, _built(request.param, tmp_path_factory)
+
+
+_BUILT: dict[str, Path] = {}
+
+
+def _built(language: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo built in ``language``, once per test process (``built`` and ``arabic`` share it)."""
+    if language not in _BUILT:
+        _BUILT[language] = build(_site(tmp_path_factory.mktemp(f"i18n-{language}") / "site", language))
+    return _BUILT[language]
+
+
+@pytest.fixture(scope="module")
+def arabic(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _built("ar", tmp_path_factory)
 
 
 def _english(folder: str) -> re.Pattern[str]:
@@ -62,8 +87,9 @@ def _english(folder: str) -> re.Pattern[str]:
     translations = i18n.translations(i18n.site_language(None, folder.replace("_", "-")))
     patterns = []
     for m in template:
-        for msgid in ((m.id,) if isinstance(m.id, str) else m.id) if m.id else ():
-            said = translations.gettext(msgid) if isinstance(m.id, str) else translations.ngettext(*m.id, 2)
+        for n, msgid in enumerate(((m.id,) if isinstance(m.id, str) else m.id) if m.id else (), 1):
+            # each English form against the language's for that count (French writes "1 publication" too)
+            said = translations.gettext(msgid) if isinstance(m.id, str) else translations.ngettext(*m.id, n)
             words = re.sub(r"<[^>]+>", "", msgid)
             if said == msgid or not re.search(r"[A-Za-z]{3}", PLACEHOLDER.sub("", words)):
                 continue   # written as English writes it (a name), or no English word (%(num)sth)
@@ -109,18 +135,20 @@ def test_no_english_word_of_the_theme_is_left_on_any_page_type(built: tuple[str,
 def test_the_words_and_formats_are_the_languages(built: tuple[str, Path]) -> None:
     language, out = built
     home, jane = (out / "index.html").read_text("utf-8"), (out / "authors/jane-doe/index.html").read_text("utf-8")
-    assert f'<html lang="{language}">' in home
+    assert f'<html lang="{language}"' in home
     dates = re.findall(r'<time datetime="(\d{4})-(\d\d)-(\d\d)[^"]*">([^<]*)</time>', jane)
     assert dates
     for y, m, d, shown in dates:
-        want = f"{d}.{m}.{y}" if language == "de" else f"{y}年{int(m)}月{int(d)}日"
-        assert shown == want
+        want = {"de": f"{d}.{m}.{y}", "zh-Hans": f"{y}年{int(m)}月{int(d)}日", "ar": f"{d}\u200f/{m}\u200f/{y}",
+                "ja": f"{y}/{m}/{d}"}.get(language)
+        assert shown == want if want else re.fullmatch(rf"{int(d)} \w+\.? {y}", shown), shown   # es, fr: 1 mar 2024
+    assert all(word in jane for word in WORDS[language])
     if language == "de":
         assert "Ausgewählte Publikationen" in jane and ">Mindestens 18 Einträge<" in (out / "authors/bin-cui/index.html").read_text("utf-8")
         assert 'data-status-other="{n} Einträge in {code}"' in jane and 'data-copied="BibTeX kopiert."' in jane
         assert re.search(r"<span>Seite 1 von \d+</span>", (out / "subjects/cs.CL/index.html").read_text("utf-8"))
         assert "<subtitle>Neue Einträge der vorgestellten Autoren.</subtitle>" in (out / "feed.xml").read_text("utf-8")
-    else:
+    elif language == "zh-Hans":
         assert "代表性论文" in jane and ">至少 18 条记录<" in (out / "authors/bin-cui/index.html").read_text("utf-8")
         assert re.search(r"<span>第 1 页，共 \d+ 页</span>", (out / "subjects/cs.CL/index.html").read_text("utf-8"))
 
@@ -184,3 +212,37 @@ def test_a_site_catalogue_changes_and_adds_strings_and_rebuilds_in_place(tmp_pat
     clean = tmp_path / "clean"
     shutil.copytree(root, clean, ignore=shutil.ignore_patterns("output", ".authorsite"))
     assert tree_state(build(clean, reuse=False)) == in_place
+
+
+def _isolated(node) -> bool:  # noqa: ANN001 - a selectolax node
+    """Whether the node is inside a <bdi> or an element with dir="ltr" (itself included)."""
+    while node is not None and node.tag != "html":
+        if node.tag == "bdi" or node.attributes.get("dir") == "ltr":
+            return True
+        node = node.parent
+    return False
+
+
+ARXIV_ID = re.compile(r"(arXiv:)?\d{4}\.\d{4,5}(v\d+)?")
+
+
+def test_right_to_left_pages_isolate_what_reads_left_to_right(arabic: Path) -> None:
+    """In ``ar``, every date, DOI, arXiv id and version on every page stands in a <bdi> or a
+    dir="ltr" element; Jane Doe's DOI and version dates (her page and the paper's) among them."""
+    out = arabic
+    assert '<html lang="ar" dir="rtl">' in (out / "index.html").read_text("utf-8")
+    loose, seen = [], 0
+    for page in sorted(out.rglob("*.html")):
+        tree = LexborHTMLParser(page.read_text("utf-8"))
+        values = [*tree.css("main time"), *[n for n in tree.css("main a, main span") if n.text(deep=True).startswith("10.")
+                                            or ARXIV_ID.fullmatch(n.text(deep=True).strip())]]
+        seen += len(values)
+        loose += [f"{page.relative_to(out)}: {v.html}" for v in values if not _isolated(v)]
+    assert seen >= 25 and loose == [], (seen, loose)
+    for rel in ("authors/jane-doe/index.html", "papers/2401.99999/index.html"):
+        tree = LexborHTMLParser((out / rel).read_text("utf-8"))
+        dois = [a for a in tree.css("dd a") if a.text() == "10.5555/example.2025.2"]
+        versions = [dt.next for dt in tree.css("dt") if dt.text() == "النسخ"]   # "Versions"
+        times = [t for dd in versions for t in dd.css("time")]
+        assert (dois or rel.startswith("papers/")) and len(times) >= 2, rel   # (the paper page links it as "DOI")
+        assert all(_isolated(n) for n in (*dois, *times)), rel

@@ -57,8 +57,8 @@ def test_demo_merged_record_has_one_meta_line_with_one_year(demo) -> None:  # no
     entry = _li(html, "r-2401-99999")
     meta = entry.split('<p class="record-meta">')[1].split("</p>")[0]
     # its badge, the venue's short name and year, before the title (issue 45), then the venue in full
-    assert meta == ('<span class="badge">PVLDB 2025</span> <i class="venue">Proc. VLDB Endow.</i>'
-                    '<span class="sep" aria-hidden="true"> · </span><span class="id">arXiv:2401.99999v2</span>')
+    assert meta == ('<span class="badge">PVLDB 2025</span> <i class="venue" dir="auto">Proc. VLDB Endow.</i>'
+                    '<span class="sep" aria-hidden="true"> · </span><span class="id" dir="ltr">arXiv:2401.99999v2</span>')
     assert entry.index('<span class="badge">PVLDB 2025</span>') < entry.index('class="record-title"')
     section = html[html.rindex('<section class="year"', 0, html.index('id="r-2401-99999"')):]
     assert section.startswith('<section class="year" aria-labelledby="year-2025">')   # the published year

@@ -58,13 +58,13 @@ def test_labels_and_links_of_typed_in_records(tmp_path: Path) -> None:
     assert "<a " not in plain.split('<p class="record-links">')[0] and 'class="source"' not in plain
     manual = _record(html, "A Manual Entry")
     # a published record's badge is its venue's short form and year (issue 45), beside the venue in full
-    assert '<span class="badge">Journal of Engines 3 2022</span>' in manual and '<i class="venue">Journal of Engines 3</i>' in manual
+    assert '<span class="badge">Journal of Engines 3 2022</span>' in manual and '<i class="venue" dir="auto">Journal of Engines 3</i>' in manual
     assert re.findall(r'class="extra-link" href="([^"]+)"[^>]*>(\w+)<', manual) == [
         ("https://example.org/code", "Code"), ("https://example.org/slides.pdf", "Slides")]
     assert 'href="https://example.org/paper"' in _record(html, "A Paper With A URL")
     assert 'href="https://doi.org/10.5555/typed.1"' in _record(html, "A Paper With A DOI")
     arxiv = _record(html, "An arXiv Paper")
-    assert '<span class="badge">arXiv</span>' in arxiv and '<span class="id">arXiv:2001.00001</span>' in arxiv    # a preprint (issue 45)
+    assert '<span class="badge">arXiv</span>' in arxiv and '<span class="id" dir="ltr">arXiv:2001.00001</span>' in arxiv    # a preprint (issue 45)
     assert "https://arxiv.org/abs/2001.00001" in arxiv
 
 
