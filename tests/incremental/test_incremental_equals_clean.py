@@ -172,19 +172,24 @@ def _tree(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+def copy_inputs(root: Path, dest: Path) -> Path:
+    """A fresh copy of the site's inputs (``INPUTS``) at ``dest``, as a clean clone has them."""
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.mkdir(parents=True)
+    for name in INPUTS:
+        src = root / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name)
+        elif src.is_file():
+            shutil.copy2(src, dest / name)
+    return dest
+
+
 def differences(root: Path, scratch: Path) -> list[str]:
     """The output files where the in-place rebuild of ``root`` and a clean build of a copy of
     its inputs differ (empty: the same trees, byte for byte)."""
     build(root, workers=1, search=False)
-    clean = scratch / "clean"
-    shutil.rmtree(clean, ignore_errors=True)
-    clean.mkdir(parents=True)
-    for name in INPUTS:
-        src = root / name
-        if src.is_dir():
-            shutil.copytree(src, clean / name)
-        elif src.is_file():
-            shutil.copy2(src, clean / name)
+    clean = copy_inputs(root, scratch / "clean")
     build(clean, workers=1, search=False, reuse=False)
     mine, theirs = _tree(root / "output"), _tree(clean / "output")
     return sorted(k for k in mine.keys() | theirs.keys() if mine.get(k) != theirs.get(k))

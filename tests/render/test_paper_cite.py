@@ -79,15 +79,18 @@ def scholar_problems(r: Record, page: Path) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("which", ["demo", "samples"])
-def test_every_paper_page_follows_scholars_and_zoteros_rules(which: str, request: pytest.FixtureRequest) -> None:
+def _built(which: str, request: pytest.FixtureRequest) -> tuple[Path, Path]:
+    """(site root, output) of the demo or of the samples site, built once for the session."""
     if which == "demo":
         demo = request.getfixturevalue("demo")
-        root, out = demo.root, demo.out
-    else:
-        out = request.getfixturevalue("samples_site")
-        root = out.parent
-    site, pages = _pages(root, out)
+        return demo.root, demo.out
+    out = request.getfixturevalue("samples_site")
+    return out.parent, out
+
+
+@pytest.mark.parametrize("which", ["demo", "samples"])
+def test_every_paper_page_follows_scholars_and_zoteros_rules(which: str, request: pytest.FixtureRequest) -> None:
+    site, pages = _pages(*_built(which, request))
     problems = [p for r, page in pages for p in scholar_problems(r, page)]
     assert not problems, "\n".join(problems)
     if which == "demo":
@@ -106,13 +109,7 @@ def _citeproc(style: CitationStylesStyle, item: dict) -> str:
 
 @pytest.mark.parametrize("which", ["demo", "samples"])
 def test_the_cite_box_apa_text_is_citeproc_pys(which: str, request: pytest.FixtureRequest) -> None:
-    if which == "demo":
-        demo = request.getfixturevalue("demo")
-        root, out = demo.root, demo.out
-    else:
-        out = request.getfixturevalue("samples_site")
-        root = out.parent
-    site, pages = _pages(root, out)
+    site, pages = _pages(*_built(which, request))
     style = CitationStylesStyle("apa", validate=False)
     by_slug = site.author_by_slug
     differ = []

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from test_incremental_equals_clean import EDITS, INPUTS, SITE
+from test_incremental_equals_clean import EDITS, SITE, copy_inputs
 from test_jobs import synthetic_site
 
 from generator.build import build
@@ -51,18 +51,6 @@ def state(root: Path) -> tuple[dict[str, tuple[bytes, int]], bytes, bytes | None
 def shards(root: Path, n: int, **options: object) -> list[Path]:
     """The folders of shards 1..n of the site at ``root`` (each built in its default folder)."""
     return [build_shard(root, Spec(k, n), workers=1, **options).folder for k in range(1, n + 1)]  # type: ignore[arg-type]
-
-
-def copy_inputs(root: Path, dest: Path) -> Path:
-    shutil.rmtree(dest, ignore_errors=True)
-    dest.mkdir(parents=True)
-    for name in INPUTS:
-        src = root / name
-        if src.is_dir():
-            shutil.copytree(src, dest / name)
-        elif src.is_file():
-            shutil.copy2(src, dest / name)
-    return dest
 
 
 def merged_equals_clean(root: Path, tmp: Path, n: int, **options: object) -> list[str]:
