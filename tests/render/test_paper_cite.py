@@ -36,7 +36,7 @@ from generator.render.paper_meta import first_listed
 from generator.render.search_docs import indexed_records
 
 VENUE_TAGS = ("citation_journal_title", "citation_conference_title", "citation_dissertation_institution")
-_APA = re.compile(r'<p class="apa" id="apa">(.*?)</p>', re.S)
+_APA = re.compile(r'<p class="apa" id="apa" dir="ltr">(.*?)</p>', re.S)
 
 
 def _model(root: Path) -> SiteModel:
