@@ -22,6 +22,7 @@ import click
 
 from generator import __version__
 from generator.core.errors import SiteError, plural
+from generator.deploy.command import deploy_command
 
 if TYPE_CHECKING:
     from generator.write.sitesize import SiteSize
@@ -356,6 +357,7 @@ def _accept_verbosity_after_command(group: click.Group) -> None:
         ]
 
 
+cli.add_command(deploy_command(_handle_errors))
 _accept_verbosity_after_command(cli)
 
 

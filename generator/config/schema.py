@@ -157,6 +157,26 @@ FETCH = Table("fetch", (
         default=120.0, lo=0, hi=3600),
 ), help="How 'authorsite fetch' talks to arXiv and feed servers.")
 
+# A bucket's name as S3 allows it (3 to 63 lower-case letters, digits, dots and hyphens), then an
+# optional prefix (a folder inside the bucket).
+DEPLOY_TO_PATTERN = r"[Ss]3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](?:/[^\s\\]*)?"
+REGION_PATTERN = r"[a-z0-9][a-z0-9-]{0,31}"
+
+DEPLOY = Table("deploy", (
+    Key("to", "text", "the bucket (and folder in it) 'authorsite deploy' sends the built site to, such as "
+        "s3://my-site or s3://my-site/lab/; '--to' wins", check=_matches(DEPLOY_TO_PATTERN),
+        expect="s3://BUCKET or s3://BUCKET/PREFIX, such as s3://my-site", pattern=DEPLOY_TO_PATTERN),
+    Key("endpoint_url", "text", "the S3 API of a service other than AWS, such as "
+        "https://ACCOUNT_ID.r2.cloudflarestorage.com (Cloudflare R2) or https://storage.googleapis.com (Google "
+        "Cloud Storage); '--endpoint-url' wins; absent: AWS S3", check=ids.safe_url, expect=HTTP_URL,
+        pattern=HTTP_PATTERN),
+    Key("region", "text", "the bucket's region, such as eu-west-1 (auto for R2); absent: from AWS_REGION or the "
+        "profile", check=_matches(REGION_PATTERN), expect="a region name such as eu-west-1 or auto",
+        pattern=REGION_PATTERN),
+), help="Where 'authorsite deploy' sends the site (docs: README, 'Hosting past GitHub Pages'). No credentials "
+        "here: they come from the standard places (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile, or "
+        "the web identity a GitHub workflow's OIDC token gives).")
+
 SITE = Table("site.yaml", (
     Key("title", "text", "the site's name, shown in every page header and feed", required=True),
     Key("description", "text", "one sentence about the site, for search engines and the home page",
@@ -203,6 +223,8 @@ SITE = Table("site.yaml", (
         f"so when absent it is made for a site of at most {LAB_AUTHORS} authors (a lab) and not for a larger "
         "one (at 1,000 authors x 100 records it would add 380 MB, where the subject pages serve)"),
     Key("fetch", "section", "how sources are fetched", table=FETCH),
+    Key("deploy", "section", "where 'authorsite deploy' sends the built site (S3, R2 or another S3-compatible "
+        "storage); never credentials", table=DEPLOY),
     Key("groups", "texts", "the order of the authors' groups on the home page, such as [current, alumni]; "
         "each author's 'group' must be one of them", default=()),
     Key("extra", "mapping", "free values for your own templates (site.extra.NAME)", default={}),

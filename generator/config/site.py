@@ -16,7 +16,7 @@ from generator.config.accent import problem as accent_problem
 from generator.config.authors import AuthorConfig, load_authors
 from generator.config.check import CONTROLS, OUTSIDE, Checker, outside, read_table
 from generator.config.pages import PageSource, load_pages
-from generator.config.schema import FETCH, SITE
+from generator.config.schema import DEPLOY, FETCH, SITE
 from generator.config.typed import config_class
 from generator.core.errors import Problem, SiteError
 from generator.core.yamlfile import YMap, read_yaml
@@ -28,6 +28,7 @@ T = TypeVar("T")
 
 
 FetchPolicy = config_class("FetchPolicy", FETCH, __name__, doc="How 'authorsite fetch' talks to servers.")
+DeploySettings = config_class("DeploySettings", DEPLOY, __name__, doc="Where 'authorsite deploy' sends the site.")
 
 
 class _Site:
@@ -56,7 +57,7 @@ class _Site:
 # its authors and pages.
 SiteConfig = config_class(
     "SiteConfig", SITE, __name__, head=(("root", "Path"),), base=_Site,
-    own={"fetch": ("FetchPolicy", FetchPolicy())},
+    own={"fetch": ("FetchPolicy", FetchPolicy()), "deploy": ("DeploySettings", DeploySettings())},
     tail=(("authors", "tuple[AuthorConfig, ...]", ()), ("pages", "tuple[PageSource, ...]", ())),
     doc="The site: site.yaml's keys (generator.config.schema.SITE), its authors and its pages.")
 
@@ -80,6 +81,7 @@ def load_site(root: Path, base_url: str | None = None, parsed: ParsedInputs | No
     values = read_table(ck, m, SITE, given={"base_url": base_url} if base_url is not None else None)
     values["output_dir"] = _output_dir(ck, m, root, values["output_dir"])
     values["fetch"] = FetchPolicy(**values["fetch"]) if values["fetch"] else FetchPolicy()
+    values["deploy"] = DeploySettings(**values["deploy"]) if values["deploy"] else DeploySettings()
     values["extra"] = dict(values["extra"])
     if values["accent"] and (wrong := accent_problem(values["accent"])):
         ck.err(m.lines.get("accent"), wrong)
