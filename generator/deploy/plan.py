@@ -16,7 +16,8 @@ and a wave starts when the one before it has landed:
 3. the pages, each after the pages it links to (paper pages before the author pages that list
    them, an author's page before the home page that links it). Pages that link each other (an
    author page and its new paper pages, which link back) cannot all come after each other: of
-   such a knot, the paper pages go first, then the deepest paths;
+   such a knot, the paper pages go first, then the deepest paths, so the window in which one
+   links to a page not yet there is as short as the order allows;
 4. the sitemap and robots.txt, which name every page, then the home page, last.
 
 Deletions come after the new deploy manifest (generator.deploy.run), in the reverse order: the
@@ -81,15 +82,17 @@ def send_waves(keys: Iterable[str], links: Mapping[str, Iterable[str]]) -> list[
 
 def _page_waves(pages: list[str], links: Mapping[str, Iterable[str]]) -> list[tuple[str, ...]]:
     """Kahn's layering of the pages by what they link to among ``pages``; a knot (pages that
-    link each other) is cut by sending its first group of (group, depth) in ``_rank`` order."""
+    link each other) is cut at its first (group, depth) in ``_rank`` order: the pages of it that wait for
+    none of that level (a new author's paper pages, which wait for the author's page), else one page."""
     left = set(pages)
     waiting = {p: {t for t in links.get(p, ()) if t in left and t != p} for p in pages}
     waves: list[tuple[str, ...]] = []
     while left:
         ready = sorted((p for p in left if not waiting[p]), key=_rank)
-        if not ready:   # a knot: its first (group, depth) goes, whatever it links to
+        if not ready:   # a knot: of its first (group, depth), those that wait for none of it, else the first
             first = min(left, key=_rank)
-            ready = sorted((p for p in left if _rank(p)[:2] == _rank(first)[:2]), key=_rank)
+            level = {p for p in left if _rank(p)[:2] == _rank(first)[:2]}
+            ready = sorted((p for p in level if not waiting[p] & level), key=_rank) or [first]
         waves.append(tuple(ready))
         left.difference_update(ready)
         for p in left:
