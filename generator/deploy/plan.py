@@ -36,6 +36,7 @@ UNKNOWN = ""   # a key the bucket holds (ours) whose digest is not known: sent a
 
 _HOME = routes.home().path
 _LAST_FILES = frozenset({routes.sitemap().path, routes.robots().path})
+_SITEMAP_PART = routes.sitemap_part(1).path.partition("1")[0]   # sitemap-N.xml: the parts, named by the index
 _PAPERS = routes.papers().path.rstrip("/") + "/"
 
 
@@ -62,7 +63,8 @@ def _rank(key: str) -> tuple[int, int, str]:
     """A key's place when nothing else decides: (group, -depth, key); lower goes first."""
     depth = key.count("/")
     if not is_page(key):
-        group = 0 if cache_control(key) == LONG else 4 if key in _LAST_FILES else 1
+        last = key in _LAST_FILES or key.startswith(_SITEMAP_PART)
+        group = 0 if cache_control(key) == LONG else 4 if last else 1
     else:
         group = 5 if key == _HOME else 2 if key.startswith(_PAPERS) else 3
     return group, -depth, key
