@@ -26,6 +26,7 @@ class BuildResult:
     rendered: int = 0                            # jobs run (files made, the search index)
     reused: int = 0                              # jobs whose last output was kept (inputs unchanged)
     size: SiteSize | None = None                 # the whole output's files and bytes (None when unchanged)
+    host: str = "github-pages"                   # site.yaml's host, whose limits the size is measured against
 
 
 class Clock:

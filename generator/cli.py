@@ -135,15 +135,15 @@ def build(ctx: click.Context, base_url: str | None, output: Path | None, strict:
     log.info("built %d files (%.1f MB written) for %s, %s, %s in %.2f s -> %s", res.files, res.bytes / 1e6,
              plural(res.authors, "author"), plural(res.records, "record"), plural(res.subjects, "subject"),
              res.seconds, res.out_dir)
-    _report_size(res.out_dir, res.size)
+    _report_size(res.out_dir, res.size, res.host)
 
 
-def _report_size(out_dir: Path, size: SiteSize | None = None) -> None:
+def _report_size(out_dir: Path, size: SiteSize | None = None, host: str = "github-pages") -> None:
     """The whole output's size (as the build saw it, else measured now), and a warning past
     GitHub Pages' limit (generator.write.sitesize)."""
     from generator.write.sitesize import report
 
-    warning = report(out_dir, size)
+    warning = report(out_dir, size, host=host)
     if warning:
         log.warning("%s", warning)
 

@@ -157,6 +157,10 @@ FETCH = Table("fetch", (
         default=120.0, lo=0, hi=3600),
 ), help="How 'authorsite fetch' talks to arXiv and feed servers.")
 
+# Where a site is published: each host's limits are in generator.write.sitesize.HOSTS.
+HOSTS = ("github-pages", "cloudflare-pages", "cloudflare-pages-paid", "netlify", "s3")
+HOST_PATTERN = "|".join(HOSTS)
+
 # A bucket's name as S3 allows it (3 to 63 lower-case letters, digits, dots and hyphens), then an
 # optional prefix (a folder inside the bucket).
 DEPLOY_TO_PATTERN = r"[Ss]3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](?:/[^\s\\]*)?"
@@ -206,7 +210,8 @@ SITE = Table("site.yaml", (
     Key("papers", "bool", "write a page per paper (/papers/KEY/) with its abstract, sources, versions, "
         "BibTeX and the citation_* tags Google Scholar indexes, linked from every list of records; "
         f"when absent they are made for a site of at most {LAB_AUTHORS} authors (a lab) and not for a larger "
-        "one (at 1,000 authors x 100 records they would add 0.58 GB, over GitHub Pages' 1 GB with the rest)"),
+        "one (at 1,000 authors x 100 records they would add 0.58 GB, over GitHub Pages' 1 GB with the rest), "
+        "except with host: s3, which has room for them"),
     Key("feed_size", "int", "entries in each Atom feed, author, subject and site: the newest N",
         default=50, lo=1, hi=10000),
     Key("authors_shown", "int", "names shown in a record's author list on the pages (profiled authors"
@@ -223,6 +228,11 @@ SITE = Table("site.yaml", (
         f"so when absent it is made for a site of at most {LAB_AUTHORS} authors (a lab) and not for a larger "
         "one (at 1,000 authors x 100 records it would add 380 MB, where the subject pages serve)"),
     Key("fetch", "section", "how sources are fetched", table=FETCH),
+    Key("host", "text", "where the site is published: build and check measure the output against that host's "
+        "limits (github-pages: 1 GB; cloudflare-pages: 20,000 files, cloudflare-pages-paid: 100,000, each at most "
+        "25 MiB; netlify: 54,000 files; s3: none, with 'authorsite deploy') and say the fix when it does not fit; "
+        "with s3 the paper pages are on whatever the number of authors", default="github-pages",
+        check=_matches(HOST_PATTERN), expect="one of " + ", ".join(HOSTS), pattern=HOST_PATTERN),
     Key("deploy", "section", "where 'authorsite deploy' sends the built site (S3, R2 or another S3-compatible "
         "storage); never credentials", table=DEPLOY),
     Key("groups", "texts", "the order of the authors' groups on the home page, such as [current, alumni]; "
