@@ -31,6 +31,7 @@ class BuildResult:
     rendered: int = 0                            # jobs run (files made, the search index)
     reused: int = 0                              # jobs whose last output was kept (inputs unchanged)
     size: SiteSize | None = None                 # the whole output's files and bytes (None when unchanged)
+    host: str = "github-pages"                   # site.yaml's host, whose limits the size is measured against
 
 
 class Clock:
@@ -59,15 +60,16 @@ def report_build(res: BuildResult) -> None:
     log.info("built %s, %s, %s in %.2f s: %s -> %s", plural(res.authors, "author"), plural(res.records, "record"),
              plural(res.subjects, "subject"), res.seconds, size.describe(), res.out_dir)
     log.debug("the jobs wrote %s of them (%.1f MB)", plural(res.files, "file"), res.bytes / 1e6)
-    report_size(res.out_dir, size)
+    report_size(res.out_dir, size, res.host)
 
 
-def report_size(out_dir: Path, size: SiteSize | None = None) -> None:
-    """The output's size against GitHub Pages' limit, as a build says it (a merge of shards says
-    it too): a line when it nears the limit, a warning past it (generator.write.sitesize)."""
+def report_size(out_dir: Path, size: SiteSize | None = None, host: str = "github-pages") -> None:
+    """The output's size against its host's limits (site.yaml ``host``), as a build says it (a
+    merge of shards says it too): a line when it nears a limit on bytes, the message past a limit
+    (generator.write.sitesize)."""
     from generator.write.sitesize import limit_lines, measure
 
-    note, warning = limit_lines(out_dir, size or measure(out_dir))
+    note, warning = limit_lines(out_dir, size or measure(out_dir), host)
     if note:
         log.info("%s", note)
     if warning:

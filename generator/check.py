@@ -55,7 +55,7 @@ def run_check(root: Path) -> tuple[list[str], list[str]]:
     out = config.output_path
     if (out / "index.html").is_file():
         problems.extend(str(b) for b in check_links(out, config.base_url))
-        warnings.extend(_size_warnings(out, config.output_dir))
+        problems.extend(_size_warnings(out, config.output_dir, config.host))
     else:
         log.info("note: %s/ is not built yet; run 'authorsite build' to check its links", config.output_dir)
     return problems, warnings
@@ -70,7 +70,7 @@ def language_note(config: SiteConfig) -> str:
             f"{', right to left' if lang.direction == 'rtl' else ''}")
 
 
-def _size_warnings(out: Path, name: str) -> list[str]:
-    """The built site's size (logged), and a warning past GitHub Pages' 1 GB (generator.write.sitesize)."""
-    warning = report(out, name=name)
+def _size_warnings(out: Path, name: str, host: str) -> list[str]:
+    """The built site's size (logged), and the one message past its host's limits (generator.write.sitesize)."""
+    warning = report(out, name=name, host=host)
     return [warning] if warning else []

@@ -23,6 +23,7 @@ import click
 from generator import __version__, shard_commands
 from generator.buildinfo import report_build, report_size
 from generator.core.errors import SiteError, plural
+from generator.deploy.command import deploy_command
 
 F = TypeVar("F", bound=Callable[..., Any])
 log = logging.getLogger("generator")
@@ -344,6 +345,7 @@ def _accept_verbosity_after_command(group: click.Group) -> None:
 
 
 shard_commands.add_to(cli, _handle_errors, report_size)   # merge, shards
+cli.add_command(deploy_command(_handle_errors))
 _accept_verbosity_after_command(cli)
 
 

@@ -107,7 +107,7 @@ def run(root: Path, clock: Clock, inputs: Inputs, target: Path | None, *, base_u
         out_dir=target, files=sum(1 for j in planned if not j.folder), bytes=total, authors=len(site.authors),
         records=sum(len(a.records) for a in site.authors), subjects=len(site.subjects),
         warnings=tuple(warnings), seconds=clock.seconds(), stages=tuple(clock.stages),
-        rendered=rendered, reused=len(planned) - rendered, size=size)
+        rendered=rendered, reused=len(planned) - rendered, size=size, host=config.host)
 
 
 def load_config(root: Path, base_url: str | None, parsed: ParsedInputs | None = None,

@@ -44,11 +44,11 @@ def add_to(cli: click.Group, handle_errors: Callable[[Any], Any], report_size: C
         """Check that FOLDERS are the N shards of one plan ('build --shard K/N' for K = 1..N, each once and
         complete), and swap their union in as the site's output, with the manifest the next 'build' reuses.
         Nothing is written if they are not."""
-        from generator.sharded import merge as run
+        from generator.sharded import merge as run, site_values
 
         target, size = run(ctx.obj["root"], folders, output)
         log.info("merged %d shards -> %s", len(folders), target)
-        report_size(target, size)
+        report_size(target, size, str(site_values(ctx.obj["root"])["host"]))
 
     @cli.command(short_help="Print site.yaml's shards as JSON, for a GitHub Actions matrix.")
     @click.pass_context

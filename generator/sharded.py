@@ -71,12 +71,18 @@ def merge(root: Path, folders: Sequence[Path], out_dir: Path | None = None) -> t
 
 
 def matrix(root: Path) -> dict[str, object]:
-    """``shards:`` of site.yaml as the publish workflow's matrix: {"count": N, "shard": [1, ..., N]}.
-    Only site.yaml is read, checked by its schema (generator.config.schema.SITE) as a build checks it."""
+    """``shards:`` of site.yaml as the publish workflow's matrix: {"count": N, "shard": [1, ..., N]}."""
+    count = site_values(root)["shards"]
+    return {"count": count, "shard": list(range(1, count + 1))}
+
+
+def site_values(root: Path) -> dict[str, object]:
+    """site.yaml's values alone (no author is read), checked by its schema
+    (generator.config.schema.SITE) as a build checks them."""
     data, problems = read_yaml(root / "site.yaml", "site.yaml")
     ck = Checker("site.yaml")
     ck.problems.extend(problems)
     values = read_table(ck, ck.mapping(data if data is not None else YMap(), "site.yaml", 1) or YMap(), SITE)
     if ck.problems:
         raise SiteError.from_problems(ck.problems)
-    return {"count": values["shards"], "shard": list(range(1, values["shards"] + 1))}
+    return values

@@ -56,7 +56,7 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
              description=p.description, weight=p.weight, in_nav=p.in_nav)
         for p in config.pages
     )
-    papers = _lab_size(config.papers, config)
+    papers = _lab_size(config.papers, config) or (config.papers is None and config.host == "s3")   # no wall: room
     return SiteModel(
         title=config.title, description=config.description, base_url=config.base_url,
         language=config.language, authors=authors, subjects=subjects if subjects is not None else subjects_of(authors, taxonomy), pages=pages,

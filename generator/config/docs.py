@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from generator.config.json_schema import AUTHOR_MODELINE, SITE_MODELINE, schema_texts
-from generator.config.schema import AUTHOR, FETCH, FILTERS, LINKS, PAGE, SCHEMA_DIR, SEARCH, SITE, Key, Table
+from generator.config.schema import AUTHOR, DEPLOY, FETCH, FILTERS, LINKS, PAGE, SCHEMA_DIR, SEARCH, SITE, Key, Table
 from generator.config.sources import kinds
 
 DOCS_PAGE = "docs/configuration.md"
@@ -104,9 +104,10 @@ def configuration_page() -> str:
     """The whole text of docs/configuration.md."""
     return "\n".join([
         _INTRO,
-        table_section("site.yaml", SITE, {"fetch": "fetch", "search": "search"}),
+        table_section("site.yaml", SITE, {"fetch": "fetch", "search": "search", "deploy": "deploy"}),
         table_section("fetch", FETCH),
         table_section("search", SEARCH),
+        table_section("deploy", DEPLOY),
         table_section("Author file", AUTHOR, {"links": "links", "filters": "filters", "sources": "Sources"}),
         table_section("links", LINKS),
         table_section("filters", FILTERS),

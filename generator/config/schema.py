@@ -164,6 +164,30 @@ SEARCH = Table("search", (
         "shard up to 155 KB instead of 50 KB, and its step three times as long: bench/README.md)"),
 ), help="What the header's search box finds (the index under search/index/).")
 
+# Where a site is published: each host's limits are in generator.write.sitesize.HOSTS.
+HOSTS = ("github-pages", "cloudflare-pages", "cloudflare-pages-paid", "netlify", "s3")
+HOST_PATTERN = "|".join(HOSTS)
+
+# A bucket's name as S3 allows it (3 to 63 lower-case letters, digits, dots and hyphens), then an
+# optional prefix (a folder inside the bucket).
+DEPLOY_TO_PATTERN = r"[Ss]3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](?:/[^\s\\]*)?"
+REGION_PATTERN = r"[a-z0-9][a-z0-9-]{0,31}"
+
+DEPLOY = Table("deploy", (
+    Key("to", "text", "the bucket (and folder in it) 'authorsite deploy' sends the built site to, such as "
+        "s3://my-site or s3://my-site/lab/; '--to' wins", check=_matches(DEPLOY_TO_PATTERN),
+        expect="s3://BUCKET or s3://BUCKET/PREFIX, such as s3://my-site", pattern=DEPLOY_TO_PATTERN),
+    Key("endpoint_url", "text", "the S3 API of a service other than AWS, such as "
+        "https://ACCOUNT_ID.r2.cloudflarestorage.com (Cloudflare R2) or https://storage.googleapis.com (Google "
+        "Cloud Storage); '--endpoint-url' wins; absent: AWS S3", check=ids.safe_url, expect=HTTP_URL,
+        pattern=HTTP_PATTERN),
+    Key("region", "text", "the bucket's region, such as eu-west-1 (auto for R2); absent: from AWS_REGION or the "
+        "profile", check=_matches(REGION_PATTERN), expect="a region name such as eu-west-1 or auto",
+        pattern=REGION_PATTERN),
+), help="Where 'authorsite deploy' sends the site (docs: README, 'Hosting past GitHub Pages'). No credentials "
+        "here: they come from the standard places (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile, or "
+        "the web identity a GitHub workflow's OIDC token gives).")
+
 SITE = Table("site.yaml", (
     Key("title", "text", "the site's name, shown in every page header and feed", required=True),
     Key("description", "text", "one sentence about the site, for search engines and the home page",
@@ -193,7 +217,8 @@ SITE = Table("site.yaml", (
     Key("papers", "bool", "write a page per paper (/papers/KEY/) with its abstract, sources, versions, "
         "BibTeX and the citation_* tags Google Scholar indexes, linked from every list of records; "
         f"when absent they are made for a site of at most {LAB_AUTHORS} authors (a lab) and not for a larger "
-        "one (at 1,000 authors x 100 records they would add 0.58 GB, over GitHub Pages' 1 GB with the rest)"),
+        "one (at 1,000 authors x 100 records they would add 0.58 GB, over GitHub Pages' 1 GB with the rest), "
+        "except with host: s3, which has room for them"),
     Key("feed_size", "int", "entries in each Atom feed, author, subject and site: the newest N",
         default=50, lo=1, hi=10000),
     Key("authors_shown", "int", "names shown in a record's author list on the pages (profiled authors"
@@ -214,6 +239,13 @@ SITE = Table("site.yaml", (
         "one machine)", default=1, lo=1, hi=256),
     Key("fetch", "section", "how sources are fetched", table=FETCH),
     Key("search", "section", "what the search finds", table=SEARCH),
+    Key("host", "text", "where the site is published: build and check measure the output against that host's "
+        "limits (github-pages: 1 GB; cloudflare-pages: 20,000 files, cloudflare-pages-paid: 100,000, each at most "
+        "25 MiB; netlify: 54,000 files; s3: none, with 'authorsite deploy') and say the fix when it does not fit; "
+        "with s3 the paper pages are on whatever the number of authors", default="github-pages",
+        check=_matches(HOST_PATTERN), expect="one of " + ", ".join(HOSTS), pattern=HOST_PATTERN),
+    Key("deploy", "section", "where 'authorsite deploy' sends the built site (S3, R2 or another S3-compatible "
+        "storage); never credentials", table=DEPLOY),
     Key("groups", "texts", "the order of the authors' groups on the home page, such as [current, alumni]; "
         "each author's 'group' must be one of them", default=()),
     Key("extra", "mapping", "free values for your own templates (site.extra.NAME)", default={}),

@@ -16,7 +16,7 @@ from generator.config.accent import problem as accent_problem
 from generator.config.authors import AuthorConfig, load_authors
 from generator.config.check import CONTROLS, OUTSIDE, Checker, outside, read_table
 from generator.config.pages import PageSource, load_pages
-from generator.config.schema import FETCH, SEARCH, SITE
+from generator.config.schema import DEPLOY, FETCH, SEARCH, SITE
 from generator.config.typed import config_class
 from generator.core.errors import Problem, SiteError
 from generator.core.parse_cache import ParseCache
@@ -28,6 +28,7 @@ T = TypeVar("T")
 
 FetchPolicy = config_class("FetchPolicy", FETCH, __name__, doc="How 'authorsite fetch' talks to servers.")
 SearchOptions = config_class("SearchOptions", SEARCH, __name__, doc="What the search index holds.")
+DeploySettings = config_class("DeploySettings", DEPLOY, __name__, doc="Where 'authorsite deploy' sends the site.")
 
 
 class _Site:
@@ -56,7 +57,8 @@ class _Site:
 # its authors and pages.
 SiteConfig = config_class(
     "SiteConfig", SITE, __name__, head=(("root", "Path"),), base=_Site,
-    own={"fetch": ("FetchPolicy", FetchPolicy()), "search": ("SearchOptions", SearchOptions())},
+    own={"fetch": ("FetchPolicy", FetchPolicy()), "search": ("SearchOptions", SearchOptions()),
+         "deploy": ("DeploySettings", DeploySettings())},
     tail=(("authors", "tuple[AuthorConfig, ...]", ()), ("pages", "tuple[PageSource, ...]", ())),
     doc="The site: site.yaml's keys (generator.config.schema.SITE), its authors and its pages.")
 
@@ -81,6 +83,7 @@ def load_site(root: Path, base_url: str | None = None, parsed: ParseCache | None
     values["output_dir"] = _output_dir(ck, m, root, values["output_dir"])
     values["fetch"] = FetchPolicy(**values["fetch"]) if values["fetch"] else FetchPolicy()
     values["search"] = SearchOptions(**values["search"]) if values["search"] else SearchOptions()
+    values["deploy"] = DeploySettings(**values["deploy"]) if values["deploy"] else DeploySettings()
     values["extra"] = dict(values["extra"])
     values["venue_names"] = _venue_names(ck, m, values["venue_names"])
     if values["accent"] and (wrong := accent_problem(values["accent"])):

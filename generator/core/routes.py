@@ -138,6 +138,11 @@ def sitemap() -> Route:
     return _file("sitemap.xml")
 
 
+def sitemap_part(number: int) -> Route:
+    """Part NUMBER (from 1) of a sitemap too large for one file; sitemap.xml is then their index."""
+    return _file(f"sitemap-{number}.xml")
+
+
 def robots() -> Route:
     return _file("robots.txt")
 
@@ -181,7 +186,7 @@ KINDS: dict[str, Callable[..., Route]] = {
     "publications": publications, "publications_feed": publications_feed,
     "publications_bibtex": publications_bibtex, "publications_csl": publications_csl,
     "search_index": search_index, "site_feed": site_feed,
-    "authors_index": authors_index, "sitemap": sitemap, "robots": robots, "not_found": not_found,
+    "authors_index": authors_index, "sitemap": sitemap, "sitemap_part": sitemap_part, "robots": robots, "not_found": not_found,
     "static": static,
 }
 

@@ -219,10 +219,39 @@ def plan_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy, roo
         tasks += _export_tasks(a)
     index = tuple((a.slug, a.name, len(a.records)) for a in site.authors)
     tasks.append(Task(routes.authors_index().path, functools.partial(authors_index, site), reads=(index,)))
-    urls = [p.route.url for p in plans if p.in_sitemap]
-    sitemap = PagePlan(routes.sitemap(), "sitemap.xml", {"urls": urls}, in_sitemap=False)
-    tasks.append(Task(sitemap.rel_path, functools.partial(_render_bytes, env, sitemap), reads=(urls,)))
+    tasks += sitemap_tasks(env, site.base_url, [p.route.url for p in plans if p.in_sitemap])
     return tasks + _static_tasks(site) + [t for a in site.authors for t in _photo_tasks(root, a)]
+
+
+# sitemaps.org: one sitemap file holds at most 50,000 URLs and 50 MB (52,428,800 bytes) uncompressed.
+SITEMAP_URLS = 50_000
+SITEMAP_BYTES = 52_428_800
+_SITEMAP_ROOM = 200   # bytes of a file besides its entries; an entry is its URL plus 30 ("<url><loc>...")
+
+
+def sitemap_tasks(env: jinja2.Environment, base_url: str, urls: list[str], most: int = SITEMAP_URLS,
+                  most_bytes: int = SITEMAP_BYTES) -> list[Task]:
+    """sitemap.xml listing ``urls``; past ``most`` URLs or ``most_bytes`` bytes, the parts
+    sitemap-N.xml, each within both limits, and sitemap.xml their sitemap index (robots.txt names
+    sitemap.xml either way)."""
+    absurl = Urls(base_url).absurl
+    parts: list[list[str]] = [[]]
+    size = _SITEMAP_ROOM
+    for url in urls:
+        entry = len(absurl(url).encode("utf-8")) + 30
+        if len(parts[-1]) == most or size + entry > most_bytes:
+            parts.append([])
+            size = _SITEMAP_ROOM
+        parts[-1].append(url)
+        size += entry
+    plans = [PagePlan(routes.sitemap(), "sitemap.xml", {"urls": urls}, in_sitemap=False)] if len(parts) == 1 else [
+        PagePlan(routes.sitemap_part(n), "sitemap.xml", {"urls": part}, in_sitemap=False)
+        for n, part in enumerate(parts, 1)]
+    if len(parts) > 1:
+        index = [routes.sitemap_part(n).url for n in range(1, len(parts) + 1)]
+        plans.append(PagePlan(routes.sitemap(), "sitemap-index.xml", {"parts": index}, in_sitemap=False))
+    return [Task(p.rel_path, functools.partial(_render_bytes, env, p), reads=tuple(p.context.values()))
+            for p in plans]
 
 
 def author_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy, slugs: Collection[str],

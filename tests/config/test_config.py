@@ -15,7 +15,8 @@ AUTHOR_KEYS = ("name, name_native, name_native_lang, affiliation, role, group, m
                "exclude, filters, separate, template")
 SITE_KEYS = ("title, description, base_url, language, theme, output_dir, contact, cname, paginate, citations, venues, papers, "
              "feed_size, "
-             "authors_shown, accent, publications, shards, fetch, search, groups, extra, repository, venue_names")
+             "authors_shown, accent, publications, shards, fetch, search, host, deploy, groups, extra, repository, "
+             "venue_names")
 
 
 def expect_error(tmp_path: Path, files: dict[str, str], expected: list[str]) -> SiteError:

@@ -39,3 +39,36 @@ def test_a_build_says_its_size_against_the_limit_only_when_it_matters(tmp_path: 
     assert note.startswith("output/ is 0.62 GB, 62% of GitHub Pages' 1 GB limit; paper pages (site.yaml papers): ")
     note, warning = limit_lines(out, SiteSize(10, PAGES_LIMIT_BYTES + 1))
     assert note is None and warning is not None and "over GitHub Pages' 1 GB limit" in warning
+
+
+def test_each_host_has_its_own_walls_and_one_message_with_the_fix() -> None:
+    from generator.write.sitesize import HOSTS
+
+    big = SiteSize(20_001, 500_000_000)
+    assert limit_warning(big, "output", "github-pages") is None
+    assert limit_warning(big, "output", "cloudflare-pages-paid") is None
+    assert limit_warning(SiteSize(90_000, 5_000_000_000), "output", "s3") is None
+    warning = limit_warning(big, "output", "cloudflare-pages")
+    assert warning is not None and "20,001 files, over Cloudflare Pages (free plan)'s 20,000" in warning
+    assert "papers: false" in warning and "host: s3" in warning
+    assert "Netlify's 54,000" in (limit_warning(SiteSize(54_001, 1), "output", "netlify") or "")
+    huge_file = limit_warning(SiteSize(10, 30 * 2**20), "output", "cloudflare-pages", (30 * 2**20, "a/b.json"))
+    assert huge_file is not None and "a/b.json, 30.0 MiB" in huge_file
+    assert sorted(HOSTS) == ["cloudflare-pages", "cloudflare-pages-paid", "github-pages", "netlify", "s3"]
+
+
+def test_check_fails_on_a_site_over_its_hosts_limit_and_names_the_fix(tmp_path: Path) -> None:
+    from helpers import build, copy_demo, run_cli
+
+    root = copy_demo(tmp_path / "site")
+    site = root / "site.yaml"
+    site.write_text(site.read_text("utf-8") + "host: cloudflare-pages\n", "utf-8")
+    out = build(root)
+    extra = out / "extra"
+    extra.mkdir()
+    for n in range(20_000):   # what a larger site would have written
+        (extra / f"{n}.txt").write_bytes(b"")
+    res = run_cli("-C", root, "check", timeout=600)
+    assert res.returncode != 0
+    assert "over Cloudflare Pages (free plan)'s 20,000 (site.yaml host: cloudflare-pages)" in res.stderr
+    assert "papers: false" in res.stderr
