@@ -8,7 +8,8 @@ repository's secrets). Its rendering for GitHub Pages is byte-identical to autho
 .github/workflows/publish.yml (tests/commands/test_workflows.py).
 
 The template's Jinja syntax keeps out of the way of GitHub's ``${{ }}``: statements are whole lines
-starting with ``#%``, comments ``#%#``, values ``<<= name =>>``.
+starting with ``#%``, values ``<<= name =>>``. A blank line right after a statement line is eaten by
+Jinja's lexer, so the template puts blank lines before statements (the Pages rendering test catches a slip).
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ def publish_workflow(host: str = "github-pages") -> str:
 
 
 _PAGES_BASE_URL = "# Where the site is published; the publish workflow passes the GitHub Pages URL itself.\n"
-_BUCKET_BASE_URL = "# Where the site is published: TODO the address your CDN serves the bucket at, such as https://www.example.org/\n"
+_BUCKET_BASE_URL = ("# Where the site is published: TODO the address your CDN serves the bucket at, such as "
+                    "https://www.example.org/\n")
 
 
 def site_yaml(text: str, host: str = "github-pages") -> str:
