@@ -30,7 +30,7 @@ from generator.core import ids
 from generator.config import SCHEMA_DIR
 from generator.config.json_schema import AUTHOR_MODELINE, SITE_MODELINE, schema_texts
 from generator.core.errors import SiteError
-from generator.publish_workflow import pin_line, publish_workflow, site_yaml
+from generator.publish_workflow import makefile, publish_workflow, site_yaml
 
 log = logging.getLogger(__name__)
 
@@ -316,7 +316,7 @@ def create_site(directory: Path, title: str = "Author profiles", pin: Pin | None
         "content/pages/about.md": _ABOUT,
         "content/cache/.gitkeep": "",
         ".gitignore": _GITIGNORE,
-        "Makefile": _MAKEFILE.format(**{**pin.makefile(), "pin": pin_line(pin.makefile()["pin"], host)}),
+        "Makefile": makefile(_MAKEFILE.format(**pin.makefile()), host),
         ".github/workflows/publish.yml": publish_workflow(host),
         ".ci/run": _CI_RUN,
         ".ci/install-authorsite": scaffold.joinpath("ci/install-authorsite").read_text("utf-8"),

@@ -68,9 +68,14 @@ def site_yaml(text: str, host: str = "github-pages") -> str:
     return text.replace(_PAGES_BASE_URL, _BUCKET_BASE_URL) + _BUCKET_HOST.format(extra=_EXTRA[host])
 
 
-def pin_line(pin: str, host: str = "github-pages") -> str:
-    """The Makefile's pin lines (newsite.Pin.makefile's "pin") for ``host``: a site that deploys to a bucket
-    installs authorsite with its [deploy] extra (boto3), in every job and on the laptop alike."""
+def makefile(text: str, host: str = "github-pages") -> str:
+    """The new site's Makefile (newsite's, for GitHub Pages) for ``host``: a site that deploys to a bucket
+    installs authorsite with its [deploy] extra (boto3), in every job and on the laptop alike, and has
+    ``make deploy`` (build, then 'authorsite deploy' to site.yaml's deploy: target)."""
     if host == "github-pages":
-        return pin
-    return pin.replace("AUTHORSITE_PIP ?= authorsite", "AUTHORSITE_PIP ?= authorsite[deploy]", 1)
+        return text
+    pin, phony = "AUTHORSITE_PIP ?= authorsite", ".PHONY: install site fetch serve check clean\n"
+    assert pin in text and phony in text
+    text = text.replace(pin, "AUTHORSITE_PIP ?= authorsite[deploy]", 1).replace(phony, phony[:-1] + " deploy\n")
+    return text + "\n# Send the built site to site.yaml's deploy: target (README: Hosting past GitHub Pages).\n" \
+        "deploy: site\n\t$(CLI) deploy\n"

@@ -173,6 +173,9 @@ def test_init_for_a_bucket_writes_host_s3_a_deploy_todo_and_a_deploy_workflow_an
     assert ("#   endpoint_url: https://ACCOUNT_ID.r2.cloudflarestorage.com\n" in text) == (host == "cloudflare-r2")
     make = (new / "Makefile").read_text()
     assert f"AUTHORSITE_VERSION ?= {__version__}\nAUTHORSITE_PIP ?= authorsite[deploy]==$(AUTHORSITE_VERSION)\n" in make
+    assert make.endswith("deploy: site\n\t$(CLI) deploy\n") and ".PHONY: install site fetch serve check clean deploy\n" in make
+    dry = subprocess.run(["make", "-n", "--no-print-directory", "-C", str(new), "deploy"], capture_output=True, text=True, timeout=60)
+    assert dry.returncode == 0 and dry.stdout.rstrip().endswith(".venv/bin/authorsite deploy"), dry.stdout + dry.stderr
     workflow = (new / ".github/workflows/publish.yml").read_text()
     assert ".venv/bin/authorsite deploy" in workflow and "upload-pages-artifact" not in workflow
     assert ("aws-actions/configure-aws-credentials@" in workflow) == (host == "s3")
