@@ -24,6 +24,7 @@ from generator import __version__, shard_commands
 from generator.buildinfo import report_build, report_size
 from generator.core.errors import SiteError, plural
 from generator.deploy.command import deploy_command
+from generator.publish_workflow import INIT_HOSTS
 
 F = TypeVar("F", bound=Callable[..., Any])
 log = logging.getLogger("generator")
@@ -282,12 +283,15 @@ def clean(ctx: click.Context) -> None:
 @click.option("--ref", metavar="TAG-OR-COMMIT", help="With --repo: the tag or commit to install (default: the commit "
               "this authorsite came from).")
 @click.option("--shards", type=click.IntRange(1, 256), default=1, help="Machines its publish workflow builds on (site.yaml's shards).")
+@click.option("--host", type=click.Choice(INIT_HOSTS), default="github-pages", show_default=True,
+              help="Where its publish workflow publishes: GitHub Pages, or a bucket 'authorsite deploy' fills (AWS S3 "
+              "through OIDC, Cloudflare R2 with an API token; README: Hosting past GitHub Pages).")
 @_handle_errors
-def init(directory: Path, title: str, repo: str | None, ref: str | None, shards: int) -> None:
+def init(directory: Path, title: str, repo: str | None, ref: str | None, shards: int, host: str) -> None:
     """Create a new site in DIRECTORY with one example author."""
     from generator.newsite import create_site, pin_warning, resolve_pin
 
-    pin = create_site(directory, title=title, pin=resolve_pin(repo, ref), shards=shards)
+    pin = create_site(directory, title=title, pin=resolve_pin(repo, ref), shards=shards, host=host)
     log.info("created a new site in %s; its Makefile installs %s", directory, pin)
     warning = pin_warning(pin, directory / "Makefile", default=repo is None and ref is None)
     if warning:

@@ -30,6 +30,7 @@ from generator.core import ids
 from generator.config import SCHEMA_DIR
 from generator.config.json_schema import AUTHOR_MODELINE, SITE_MODELINE, schema_texts
 from generator.core.errors import SiteError
+from generator.publish_workflow import makefile, publish_workflow, site_yaml
 
 log = logging.getLogger(__name__)
 
@@ -296,9 +297,11 @@ def pin_warning(pin: Pin, makefile: Path, default: bool) -> str | None:
     return None
 
 
-def create_site(directory: Path, title: str = "Author profiles", pin: Pin | None = None, shards: int = 1) -> Pin:
+def create_site(directory: Path, title: str = "Author profiles", pin: Pin | None = None, shards: int = 1,
+                host: str = "github-pages") -> Pin:
     """Write a new site into ``directory`` (new or empty); return the authorsite pin its Makefile installs.
-    ``shards``: site.yaml's, the machines its publish workflow builds on."""
+    ``shards``: site.yaml's, the machines its publish workflow builds on; ``host``: where that workflow
+    publishes (generator.publish_workflow.INIT_HOSTS)."""
     if directory.exists() and any(directory.iterdir()):
         raise SiteError("folder is not empty", path=str(directory), hint="choose a new folder name")
     if "\n" in title or not title.strip():
@@ -308,19 +311,20 @@ def create_site(directory: Path, title: str = "Author profiles", pin: Pin | None
     scaffold = resources.files("generator").joinpath("scaffold")
     safe_title = '"' + title.replace("\\", "\\\\").replace('"', '\\"') + '"'
     files = {
-        "site.yaml": SITE_MODELINE + _SITE_YAML.format(title=safe_title, shards=shards),
+        "site.yaml": SITE_MODELINE + site_yaml(_SITE_YAML.format(title=safe_title, shards=shards), host),
         "content/authors/jane-doe.yaml": AUTHOR_MODELINE + _author_yaml("Jane Doe", "jane-doe", _EXAMPLE_RECORDS),
         "content/pages/about.md": _ABOUT,
         "content/cache/.gitkeep": "",
         ".gitignore": _GITIGNORE,
-        "Makefile": _MAKEFILE.format(**pin.makefile()),
+        "Makefile": makefile(_MAKEFILE.format(**pin.makefile()), host),
+        ".github/workflows/publish.yml": publish_workflow(host),
         ".ci/run": _CI_RUN,
         ".ci/install-authorsite": scaffold.joinpath("ci/install-authorsite").read_text("utf-8"),
     }
     # The editor schema of this authorsite version, named by the first line of site.yaml and author files.
     files.update({f"{SCHEMA_DIR}/{name}": text for name, text in schema_texts().items()})
     workflows = scaffold.joinpath("github/workflows")
-    for name in ("test.yml", "publish.yml", "triage.yml"):
+    for name in ("test.yml", "triage.yml"):
         files[f".github/workflows/{name}"] = workflows.joinpath(name).read_text("utf-8")
     for name in ("not-mine.yml", "add-me.yml"):   # the issue forms triage.yml acts on
         files[f".github/ISSUE_TEMPLATE/{name}"] = scaffold.joinpath("github/ISSUE_TEMPLATE", name).read_text("utf-8")

@@ -150,3 +150,51 @@ def test_the_ci_workflow_caches_pip_on_files_a_new_site_has(tmp_path: Path) -> N
         assert setup["with"]["cache"] == "pip"
         assert any((site / p).is_file() for p in setup["with"]["cache-dependency-path"].split()), site
         assert job["name"] == "Run .ci/run" and job["steps"][-1]["run"] == "bash .ci/run"
+
+
+@pytest.mark.parametrize("host", ["s3", "cloudflare-r2"])
+def test_init_for_a_bucket_writes_host_s3_a_deploy_todo_and_a_deploy_workflow_and_check_passes(
+        tmp_path: Path, host: str) -> None:
+    """issue 44 point 6: `init --host s3` (or cloudflare-r2) says host: s3 in site.yaml, with the deploy:
+    target a commented TODO that `check` accepts as written; the Makefile pins authorsite[deploy] (boto3);
+    the publish workflow deploys with `authorsite deploy` (tests/commands/test_workflows.py checks it)."""
+    import yaml
+
+    from generator import __version__
+
+    new = tmp_path / "s"
+    res = _init(new, "--host", host)
+    assert res.returncode == 0 and "warning" not in res.stderr, res.stderr
+    text = (new / "site.yaml").read_text()
+    data = yaml.safe_load(text)
+    assert data["host"] == "s3" and "deploy" not in data   # the bucket is the user's to name
+    assert "# TODO: name your bucket" in text and "\n#   to: s3://BUCKET/\n" in text
+    assert "GitHub Pages URL" not in text
+    assert ("#   endpoint_url: https://ACCOUNT_ID.r2.cloudflarestorage.com\n" in text) == (host == "cloudflare-r2")
+    make = (new / "Makefile").read_text()
+    assert f"AUTHORSITE_VERSION ?= {__version__}\nAUTHORSITE_PIP ?= authorsite[deploy]==$(AUTHORSITE_VERSION)\n" in make
+    assert make.endswith("deploy: site\n\t$(CLI) deploy\n") and ".PHONY: install site fetch serve check clean deploy\n" in make
+    dry = subprocess.run(["make", "-n", "--no-print-directory", "-C", str(new), "deploy"], capture_output=True, text=True, timeout=60)
+    assert dry.returncode == 0 and dry.stdout.rstrip().endswith(".venv/bin/authorsite deploy"), dry.stdout + dry.stderr
+    workflow = (new / ".github/workflows/publish.yml").read_text()
+    assert ".venv/bin/authorsite deploy" in workflow and "upload-pages-artifact" not in workflow
+    assert ("aws-actions/configure-aws-credentials@" in workflow) == (host == "s3")
+    check = subprocess.run([sys.executable, "-m", "generator", "-C", str(new), "check"],
+                           capture_output=True, text=True, timeout=120)
+    assert check.returncode == 0, check.stderr
+    # the TODO done as it says (a bucket named, the lines uncommented): check takes that too
+    done = text.split("# deploy:\n")[1].replace("#   ", "  ").replace("s3://BUCKET/", "s3://my-lab-site/")
+    (new / "site.yaml").write_text(text.split("# deploy:\n")[0] + "deploy:\n" + done)
+    assert yaml.safe_load((new / "site.yaml").read_text())["deploy"]["to"] == "s3://my-lab-site/"
+    check = subprocess.run([sys.executable, "-m", "generator", "-C", str(new), "check"],
+                           capture_output=True, text=True, timeout=120)
+    assert check.returncode == 0, check.stderr
+
+
+def test_init_for_github_pages_writes_no_host_and_the_pages_workflow(tmp_path: Path) -> None:
+    res = _init(tmp_path / "s")
+    assert res.returncode == 0, res.stderr
+    assert "host:" not in (tmp_path / "s/site.yaml").read_text()
+    assert (tmp_path / "s/.github/workflows/publish.yml").read_bytes() == \
+        (Path(__file__).parents[2] / ".github/workflows/publish.yml").read_bytes()
+    assert "[deploy]" not in (tmp_path / "s/Makefile").read_text()

@@ -8,7 +8,9 @@ merge job's step. The steps' scripts are taken from the workflow as they are, ru
 runner runs them (``bash -e -o pipefail``), with the values GitHub would put in their environment;
 ``make install`` finds the authorsite of this test's environment installed already (a ``.venv``
 whose ``authorsite`` runs this checkout, with the pin the site's Makefile asks for). The merged
-output is what ``authorsite build`` writes from the same inputs, byte for byte.
+output is what ``authorsite build`` writes from the same inputs, byte for byte. The same holds for the
+workflow ``init --host s3`` writes (issue 44: one template, the deploy chosen by host), whose merge job
+hands the deploy job the output and the build's manifest: a finished build, as ``authorsite deploy`` asks.
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
+from generator.deploy.local import finished_build
 from generator.newsite import Pin, create_site
 from helpers import REPO
 
@@ -35,7 +39,7 @@ def tree(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def runner(site: Path, dest: Path) -> Path:
+def runner(site: Path, dest: Path, host: str = "github-pages") -> Path:
     """A fresh runner's checkout of ``site`` (its committed files: no output, no .authorsite), with
     a .venv that runs this checkout's authorsite and holds the Makefile's pin (so make install is done)."""
     shutil.copytree(site, dest, ignore=shutil.ignore_patterns(".authorsite", "output", ".venv"))
@@ -44,7 +48,8 @@ def runner(site: Path, dest: Path) -> Path:
     script = bin_dir / "authorsite"
     script.write_text(f"#!/bin/sh\nPYTHONPATH={REPO} exec {sys.executable} -m generator \"$@\"\n")
     script.chmod(0o755)
-    (dest / ".venv" / ".authorsite-pin").write_text(f"{PIN}\n")
+    pin = str(PIN) if host == "github-pages" else str(PIN).replace("authorsite", "authorsite[deploy]", 1)
+    (dest / ".venv" / ".authorsite-pin").write_text(f"{pin}\n")
     return dest
 
 
@@ -73,38 +78,53 @@ def uses(job: dict, action: str) -> list[dict]:
     return [s["with"] for s in job["steps"] if s.get("uses", "").startswith(action + "@")]
 
 
-def test_the_matrix_commands_of_the_publish_workflow_run_here_with_four_shards(tmp_path: Path) -> None:
+@pytest.mark.parametrize("host", ["github-pages", "s3"])
+def test_the_matrix_commands_of_the_publish_workflow_run_here_with_four_shards(tmp_path: Path, host: str) -> None:
     site = tmp_path / "site"
-    create_site(site, title="Four machines", pin=PIN, shards=4)
+    create_site(site, title="Four machines", pin=PIN, shards=4, host=host)
+    pages = host == "github-pages"
     shutil.rmtree(site / "content")
     shutil.copytree(REPO / "content", site / "content")
     jobs = yaml.safe_load((site / ".github/workflows/publish.yml").read_text("utf-8"))["jobs"]
 
-    first = runner(site, tmp_path / "runner-build")   # the first job: its step that emits the matrix
+    first = runner(site, host=host, dest=tmp_path / "runner-build")   # the first job: its step that emits the matrix
     output = tmp_path / "github-output"
     run_step(step(jobs["build"], "shards"), first, {}, output)
     matrix = json.loads(dict(line.split("=", 1) for line in output.read_text().splitlines())["matrix"])
     assert matrix == {"count": 4, "shard": [1, 2, 3, 4]}
 
-    values = {"fromJSON(needs.build.outputs.matrix).count": str(matrix["count"]),
-              "needs.build.outputs.base_url": BASE_URL}
+    values = {"fromJSON(needs.build.outputs.matrix).count": str(matrix["count"])}
+    if pages:   # the Pages URL configure-pages gives; a bucket's site is built for site.yaml's base_url
+        values["needs.build.outputs.base_url"] = BASE_URL
     (upload,) = uses(jobs["shard"], "actions/upload-artifact")
     downloads = [w for w in uses(jobs["merge"], "actions/download-artifact") if w.get("pattern") == "shard-*"]
     (download,) = downloads
-    merger = runner(site, tmp_path / "runner-merge")
+    merger = runner(site, host=host, dest=tmp_path / "runner-merge")
     for k in matrix["shard"]:   # each shard job, on its own runner
         mine = {**values, "matrix.shard": str(k)}
-        machine = runner(site, tmp_path / f"runner-shard-{k}")
+        machine = runner(site, host=host, dest=tmp_path / f"runner-shard-{k}")
         run_step(step(jobs["shard"], "shard-build"), machine, mine)
         name, path = substitute(upload["name"], mine), substitute(upload["path"], mine)
         assert re.fullmatch(download["pattern"].replace("*", ".*"), name)
         shutil.copytree(machine / path, merger / download["path"] / name)   # upload, then download
     run_step(step(jobs["merge"], "merge"), merger, values)
 
-    clean = runner(site, tmp_path / "one-machine")
-    subprocess.run([str(clean / ".venv/bin/authorsite"), "-q", "build", "--base-url", BASE_URL + "/"], cwd=clean,
-                   check=True, timeout=300)
+    clean = runner(site, host=host, dest=tmp_path / "one-machine")
+    subprocess.run([str(clean / ".venv/bin/authorsite"), "-q", "build", *(["--base-url", BASE_URL + "/"] if pages
+                    else [])], cwd=clean, check=True, timeout=300)
     merged, built = tree(merger / "output"), tree(clean / "output")
     assert sorted(merged) == sorted(built)
     assert [k for k in built if merged[k] != built[k]] == []
     assert (merger / "content/cache/feed-ids.json").read_bytes() == (clean / "content/cache/feed-ids.json").read_bytes()
+    if not pages:   # the merge job's upload, downloaded by the deploy job into its checkout: a finished build
+        (upload,) = [s["with"] for s in jobs["merge"]["steps"] if s.get("name") == "Upload the site"]
+        (download,) = uses(jobs["deploy"], "actions/download-artifact")
+        assert download == {"name": upload["name"], "path": "."}
+        deployer = runner(site, host=host, dest=tmp_path / "runner-deploy")
+        for pattern in upload["path"].split():
+            for found in merger.glob(pattern):
+                copy = shutil.copytree if found.is_dir() else shutil.copy2
+                (deployer / found.relative_to(merger)).parent.mkdir(parents=True, exist_ok=True)
+                copy(found, deployer / found.relative_to(merger))
+        manifest = finished_build(deployer, deployer / "output")
+        assert manifest.outputs and tree(deployer / "output") == merged

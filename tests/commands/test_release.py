@@ -62,7 +62,7 @@ def test_the_sdist_and_the_wheel_pass_twine_check_and_carry_the_theme(dist: Path
     inside = set(zipfile.ZipFile(dist / names[0]).namelist())
     for name in ("generator/_theme/templates/base.html", "generator/_theme/static/style.css",
                  "generator/data/arxiv-taxonomy.yaml", "generator/scaffold/ci/install-authorsite",
-                 "generator/scaffold/github/workflows/publish.yml", "generator/scaffold/github/workflows/triage.yml",
+                 "generator/scaffold/github/workflows/publish.yml.jinja", "generator/scaffold/github/workflows/triage.yml",
                  "generator/scaffold/github/ISSUE_TEMPLATE/not-mine.yml", "generator/intake/triage.py"):
         assert name in inside, name
     assert not [n for n in inside if "__pycache__" in n or n.startswith(("tests/", "content/"))]

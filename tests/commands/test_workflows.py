@@ -2,7 +2,11 @@
 
 The repository's own workflows (.github/workflows/) and the copies that
 `authorsite init` puts into new sites (generator/scaffold/github/workflows/)
-must stay byte-identical, so every check on one holds for the other.
+must stay byte-identical, so every check on one holds for the other: test.yml is
+copied, publish.yml rendered from publish.yml.jinja (generator.publish_workflow),
+whose GitHub Pages rendering is the repository's file. Its renderings for a bucket
+(`init --host s3`, `--host cloudflare-r2`: `authorsite deploy`) are checked here
+as the repository's are: schema, zizmor, pins, permissions.
 
 check-jsonschema and zizmor are run from the environment running the tests
 (next to sys.executable), so they come from the project's virtualenv. Both run
@@ -21,11 +25,16 @@ from pathlib import Path
 import pytest
 import yaml
 
+from generator.publish_workflow import publish_workflow
+
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW_DIR = ROOT / ".github" / "workflows"
 SCAFFOLD_DIR = ROOT / "generator" / "scaffold" / "github" / "workflows"
 NAMES = ("test.yml", "publish.yml")   # in both: the repository and every new site
 ALL = (*NAMES, "release.yml")          # release.yml publishes authorsite itself: the repository only
+BUCKETS = ("s3", "cloudflare-r2")      # init --host: publish.yml deploys with `authorsite deploy`
+HOSTED = tuple(f"publish-{host}.yml" for host in BUCKETS)
+EVERY = (*ALL, *HOSTED)
 # Not resolved: in a virtualenv sys.executable is a symlink in .venv/bin, and
 # that directory, not the base interpreter's, holds the tools.
 BIN = Path(sys.executable).parent
@@ -67,39 +76,55 @@ def _steps(workflow: dict):
 
 
 @pytest.fixture(scope="module")
-def workflows() -> dict[str, dict]:
-    return {name: _load(WORKFLOW_DIR / name) for name in ALL}
+def hosted_dir(tmp_path_factory) -> Path:
+    """The publish workflows `init --host s3` and `--host cloudflare-r2` write, side by side."""
+    folder = tmp_path_factory.mktemp("hosted") / ".github" / "workflows"
+    folder.mkdir(parents=True)
+    for host, name in zip(BUCKETS, HOSTED):
+        (folder / name).write_text(publish_workflow(host), encoding="utf-8")
+    return folder
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_scaffold_copy_is_identical(name):
-    assert (SCAFFOLD_DIR / name).read_bytes() == (WORKFLOW_DIR / name).read_bytes(), (
-        f"generator/scaffold/github/workflows/{name} differs from .github/workflows/{name}"
-    )
+def _path(name: str, hosted: Path) -> Path:
+    return hosted / name if name in HOSTED else WORKFLOW_DIR / name
+
+
+@pytest.fixture(scope="module")
+def workflows(hosted_dir) -> dict[str, dict]:
+    return {name: _load(_path(name, hosted_dir)) for name in EVERY}
+
+
+def test_scaffold_copy_is_identical():
+    assert (SCAFFOLD_DIR / "test.yml").read_bytes() == (WORKFLOW_DIR / "test.yml").read_bytes(), (
+        "generator/scaffold/github/workflows/test.yml differs from .github/workflows/test.yml")
+    assert publish_workflow("github-pages") == (WORKFLOW_DIR / "publish.yml").read_text(encoding="utf-8"), (
+        "generator/scaffold/github/workflows/publish.yml.jinja for GitHub Pages differs from .github/workflows/publish.yml")
 
 
 def test_scaffold_holds_only_these_workflows():
     # triage.yml acts on a site's issue forms: new sites only (tests/commands/test_issue_workflows.py checks it)
-    assert sorted(p.name for p in SCAFFOLD_DIR.iterdir()) == sorted((*NAMES, "triage.yml"))
+    assert sorted(p.name for p in SCAFFOLD_DIR.iterdir()) == sorted(("test.yml", "publish.yml.jinja", "triage.yml"))
 
 
-@pytest.mark.parametrize("name", ALL)
-def test_schema_valid(name):
+@pytest.mark.parametrize("name", EVERY)
+def test_schema_valid(name, hosted_dir):
     result = subprocess.run(
         [str(_tool("check-jsonschema")), "--builtin-schema", "vendor.github-workflows",
-         str(WORKFLOW_DIR / name)],
+         str(_path(name, hosted_dir))],
         capture_output=True, text=True, timeout=120,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_zizmor_has_no_medium_or_high_findings():
+@pytest.mark.parametrize("where", ["repository", "buckets"])
+def test_zizmor_has_no_medium_or_high_findings(where, hosted_dir):
     # --no-exit-codes: exit 0 unless the tool itself failed, so findings are read from the JSON.
     # --strict-collection: a workflow zizmor cannot parse is an error, not a skipped input
     # (which would otherwise hide its findings).
     result = subprocess.run(
         [str(_tool("zizmor")), "--offline", "--strict-collection", "--format", "json",
-         "--no-exit-codes", "--no-progress", "--color", "never", str(WORKFLOW_DIR)],
+         "--no-exit-codes", "--no-progress", "--color", "never",
+         str(WORKFLOW_DIR if where == "repository" else hosted_dir)],
         capture_output=True, text=True, timeout=300, cwd=ROOT,
     )
     assert result.returncode == 0, result.stderr
@@ -116,9 +141,9 @@ def test_zizmor_has_no_medium_or_high_findings():
     assert not blocking, f"zizmor findings of medium or high severity: {summary}"
 
 
-@pytest.mark.parametrize("name", ALL)
-def test_every_action_is_pinned_to_a_commit_with_a_version_comment(name):
-    path = WORKFLOW_DIR / name
+@pytest.mark.parametrize("name", EVERY)
+def test_every_action_is_pinned_to_a_commit_with_a_version_comment(name, hosted_dir):
+    path = _path(name, hosted_dir)
     workflow = _load(path)
     uses = [step["uses"] for _, step in _steps(workflow) if "uses" in step]
     uses += [job["uses"] for job in workflow["jobs"].values() if "uses" in job]
@@ -141,19 +166,19 @@ def test_an_action_has_one_pin_across_workflows(workflows):
     assert {a: s for a, s in pins.items() if len(s) > 1} == {}
 
 
-@pytest.mark.parametrize("name", ALL)
-def test_checkout_does_not_persist_credentials(name):
-    workflow = _load(WORKFLOW_DIR / name)
+@pytest.mark.parametrize("name", EVERY)
+def test_checkout_does_not_persist_credentials(name, hosted_dir):
+    workflow = _load(_path(name, hosted_dir))
     checkouts = [s for _, s in _steps(workflow) if s.get("uses", "").startswith("actions/checkout@")]
     assert checkouts
     for step in checkouts:
         assert step.get("with", {}).get("persist-credentials") is False
 
 
-@pytest.mark.parametrize("name", ALL)
-def test_no_expressions_inside_run_scripts(name):
+@pytest.mark.parametrize("name", EVERY)
+def test_no_expressions_inside_run_scripts(name, hosted_dir):
     # Expressions reach scripts only through env: (template injection).
-    workflow = _load(WORKFLOW_DIR / name)
+    workflow = _load(_path(name, hosted_dir))
     for job_id, step in _steps(workflow):
         assert "${{" not in step.get("run", ""), f"{name}: job {job_id} step {step.get('name')!r}"
 
@@ -290,3 +315,58 @@ def test_release_workflow_publishes_with_trusted_publishing(workflows):
     assert "${{ secrets" not in text and "password:" not in text
     script = next(s["run"] for _, s in _steps(workflow) if "twine check" in s.get("run", ""))
     assert "python -m build" in script and '"$TAG" != "v$version"' in script
+
+
+def _names(job: dict) -> list[str]:
+    return [s.get("name") for s in job["steps"]]
+
+
+@pytest.mark.parametrize("host", BUCKETS)
+def test_a_bucket_workflow_builds_as_the_pages_one_and_deploys_with_authorsite_deploy(host, workflows, hosted_dir):
+    """issue 44 (point 6): `init --host s3` / `cloudflare-r2` writes the Pages workflow's fetch, build, shards
+    matrix and merge (one template), without the Pages steps; the site (with the build's manifest, which
+    deploy asks for) goes to a deploy job that alone holds the credentials and runs `authorsite deploy`:
+    AWS through OIDC (a role from a repository variable, id-token: write, no stored key), R2 with an API
+    token from the repository's secrets."""
+    pages, hosted = workflows["publish.yml"], workflows[f"publish-{host}.yml"]
+    assert list(hosted["jobs"]) == list(pages["jobs"]) == ["build", "shard", "merge", "deploy"]
+    assert _triggers(hosted) == _triggers(pages) and hosted["permissions"] == {}
+    assert _names(hosted["jobs"]["build"]) == [n for n in _names(pages["jobs"]["build"]) if n != "Configure Pages"]
+    for job in ("shard", "merge"):
+        assert _names(hosted["jobs"][job]) == _names(pages["jobs"][job])
+        assert hosted["jobs"][job]["permissions"] == pages["jobs"][job]["permissions"]
+    build = hosted["jobs"]["build"]
+    assert build["permissions"] == {"contents": "write"} and "base_url" not in build["outputs"]
+    same = {s["id"]: s for s in pages["jobs"]["build"]["steps"] if s.get("id") in ("fetch", "shards")}
+    assert {s["id"]: s for s in build["steps"] if s.get("id") in same} == same
+    text = (hosted_dir / f"publish-{host}.yml").read_text(encoding="utf-8")
+    assert "pages" not in text.replace("GitHub Pages", "").replace("pages the new records", "").lower()
+    assert "--base-url" not in text   # site.yaml's base_url: where the CDN serves the bucket
+    uploads = [s for j in ("build", "merge") for s in hosted["jobs"][j]["steps"] if s.get("name") == "Upload the site"]
+    assert len(uploads) == 2 and all(s["uses"].startswith("actions/upload-artifact@") for s in uploads)
+    assert {s["with"]["name"] for s in uploads} == {"site"}
+    assert all(s["with"]["path"].split() == ["output", ".authorsite/manifest-*.json"] for s in uploads)
+    assert all(s["with"]["include-hidden-files"] is True for s in uploads)
+
+    deploy = hosted["jobs"]["deploy"]
+    assert deploy["needs"] == pages["jobs"]["deploy"]["needs"] and deploy["if"] == pages["jobs"]["deploy"]["if"]
+    uses = {s["uses"].split("@")[0]: s for s in deploy["steps"] if "uses" in s}
+    assert uses["actions/download-artifact"]["with"] == {"name": "site", "path": "."}
+    run = deploy["steps"][-1]
+    assert run["run"].startswith("make install\n") and ".venv/bin/authorsite deploy" in run["run"]
+    if host == "s3":
+        assert deploy["permissions"] == {"contents": "read", "id-token": "write"}
+        aws = uses["aws-actions/configure-aws-credentials"]
+        assert aws["with"] == {"role-to-assume": "${{ vars.AWS_ROLE_ARN }}", "aws-region": "${{ vars.AWS_REGION }}"}
+        assert list(uses).index("aws-actions/configure-aws-credentials") == len(uses) - 1   # just before the deploy
+        assert "secrets." not in text and "aws-access-key-id" not in text and "env" not in run
+    else:
+        assert deploy["permissions"] == {"contents": "read"} and "id-token" not in text
+        assert run["env"] == {"AWS_ACCESS_KEY_ID": "${{ secrets.R2_ACCESS_KEY_ID }}",
+                              "AWS_SECRET_ACCESS_KEY": "${{ secrets.R2_SECRET_ACCESS_KEY }}",
+                              "AWS_REGION": "auto", "R2_ENDPOINT": "${{ vars.R2_ENDPOINT }}"}
+        assert '--endpoint-url "$R2_ENDPOINT"' in run["run"]
+        assert "aws-actions/" not in text
+    # every secret and credential lives in the deploy job alone
+    others = yaml.safe_dump({k: v for k, v in hosted["jobs"].items() if k != "deploy"})
+    assert "secrets." not in others and "vars." not in others and "id-token" not in others
