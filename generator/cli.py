@@ -285,7 +285,7 @@ def clean(ctx: click.Context) -> None:
 @click.option("--shards", type=click.IntRange(1, 256), default=1, help="Machines its publish workflow builds on (site.yaml's shards).")
 @click.option("--host", type=click.Choice(INIT_HOSTS), default="github-pages", show_default=True,
               help="Where its publish workflow publishes: GitHub Pages, or a bucket 'authorsite deploy' fills (AWS S3 "
-              "through OIDC, Cloudflare R2 with an API token; README: Hosting past GitHub Pages).")
+              "through OIDC, Cloudflare R2 with an API token).")
 @_handle_errors
 def init(directory: Path, title: str, repo: str | None, ref: str | None, shards: int, host: str) -> None:
     """Create a new site in DIRECTORY with one example author."""
