@@ -18,7 +18,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 from generator.core import routes
 from generator.core.errors import SiteError
-from generator.render.jobs import Manifest, manifest_path
+from generator.render.jobs import Manifest, manifest_path, missing
 
 # Files of GitHub Pages alone: in a bucket they would be served as pages of the site.
 SKIPPED = frozenset({routes.nojekyll().path, routes.cname().path})
@@ -38,10 +38,10 @@ def finished_build(root: Path, out_dir: Path) -> Manifest:
     if manifest is None or not out_dir.is_dir():
         raise SiteError(f"no finished build in {out_dir}", path=str(out_dir),
                         hint="run 'authorsite build' first: a deploy sends what a build made, and never builds")
-    missing = sorted(p for p in manifest.outputs if not os.path.exists(os.path.join(out_dir, p)))
-    if missing:
-        raise SiteError(f"{out_dir} is not the whole of its last build: {len(missing)} output(s) missing, such "
-                        f"as {missing[0]}", path=str(out_dir), hint="run 'authorsite build' again, then deploy")
+    gone = sorted(missing(manifest, out_dir))
+    if gone:
+        raise SiteError(f"{out_dir} is not the whole of its last build: {len(gone)} output(s) missing, such "
+                        f"as {gone[0]}", path=str(out_dir), hint="run 'authorsite build' again, then deploy")
     return manifest
 
 

@@ -47,10 +47,6 @@ class SiteSize:
     files: int
     bytes: int
 
-    @property
-    def over_limit(self) -> bool:
-        return self.bytes > PAGES_LIMIT_BYTES
-
     def describe(self) -> str:
         return f"{self.bytes / 1e6:,.1f} MB in {self.files:,} files"
 
@@ -120,8 +116,7 @@ def limit_lines(out: Path, size: SiteSize, host: str = "github-pages") -> tuple[
     for line in lines:
         log.debug("  %s", line)
     limits = HOSTS.get(host, HOSTS["github-pages"])
-    largest = largest_file(out) if limits.file_bytes is not None else (0, "")
-    warning = limit_warning(size, out.name, host, largest)
+    warning = host_warning(out, size, out.name, host)
     if warning or limits.bytes is None or size.bytes <= limits.bytes * NEAR_SHARE:
         return None, warning
     note = f"{out.name}/ is {size.bytes / 1e9:.2f} GB, {size.bytes / limits.bytes:.0%} of {limits.name}' " \
@@ -136,6 +131,12 @@ def report(out: Path, size: SiteSize | None = None, name: str | None = None, hos
     log.info("%s: %s", f"{name}/" if name else "output", size.describe())
     for line in parts(out, size):
         log.info("  %s", line)
-    limits = HOSTS.get(host, HOSTS["github-pages"])
-    largest = largest_file(out) if limits.file_bytes is not None else (0, "")
-    return limit_warning(size, name or out.name, host, largest)
+    return host_warning(out, size, name or out.name, host)
+
+
+def host_warning(out: Path, size: SiteSize, name: str, host: str) -> str | None:
+    """``limit_warning`` of the output ``out`` (shown as ``name``), its largest file found only
+    when the host limits a file's size (another walk of the output)."""
+    if HOSTS.get(host, HOSTS["github-pages"]).file_bytes is None:
+        return limit_warning(size, name, host)
+    return limit_warning(size, name, host, largest_file(out))

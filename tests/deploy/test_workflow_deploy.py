@@ -16,7 +16,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,24 +23,11 @@ import pytest
 import yaml
 
 from generator.newsite import Pin, create_site
-from helpers import REPO
 from seaweed import ACCESS_KEY, SECRET_KEY
 from test_deploy import PREFIX, assert_equal
+from test_publish_shards import EXPRESSION, runner
 
-EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 PIN = "authorsite[deploy]==0.0.0"   # what the Makefile of a site for a bucket asks for
-
-
-def runner(site: Path, dest: Path) -> Path:
-    """A fresh runner's checkout of ``site`` with a .venv that runs this checkout's authorsite (make install is done)."""
-    shutil.copytree(site, dest, ignore=shutil.ignore_patterns(".authorsite", "output", ".venv"))
-    bin_dir = dest / ".venv" / "bin"
-    bin_dir.mkdir(parents=True)
-    script = bin_dir / "authorsite"
-    script.write_text(f"#!/bin/sh\nPYTHONPATH={REPO} exec {sys.executable} -m generator \"$@\"\n")
-    script.chmod(0o755)
-    (dest / ".venv" / ".authorsite-pin").write_text(f"{PIN}\n")
-    return dest
 
 
 def run_step(step: dict, cwd: Path, base: dict[str, str], values: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -64,11 +50,11 @@ def test_the_deploy_job_of_a_bucket_site_sends_its_build(s3: Any, tmp_path: Path
     (site / "site.yaml").write_text(text.split("# deploy:\n")[0] + deploy, "utf-8")
     jobs = yaml.safe_load((site / ".github/workflows/publish.yml").read_text("utf-8"))["jobs"]
 
-    builder = runner(site, tmp_path / "runner-build")
+    builder = runner(site, tmp_path / "runner-build", "s3")
     (build,) = [s for s in jobs["build"]["steps"] if s.get("name") == "Build the site"]
     run_step(build, builder, dict(os.environ), {})
     (upload,) = [s["with"] for s in jobs["build"]["steps"] if s.get("name") == "Upload the site"]
-    deployer = runner(site, tmp_path / "runner-deploy")
+    deployer = runner(site, tmp_path / "runner-deploy", "s3")
     for pattern in upload["path"].split():   # the artifact: upload-artifact's paths, downloaded into the checkout
         found = list(builder.glob(pattern))
         assert found, pattern
