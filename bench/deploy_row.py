@@ -3,14 +3,16 @@
 
   python bench/deploy_row.py [--authors 1000] [--records 100] [--seed 1] [--jobs 8]
 
-Issue 44 (acceptance 3): the corpus of bench/run.py (made or reused the same way) is copied
-(cache files hard-linked), built with its paper pages on (``papers: true``), and deployed by the
-real CLI to SeaweedFS (tests/deploy/seaweed.py: ``weed`` from the test extra) into a new bucket;
-then one author's affiliation is edited, the site rebuilt and deployed again. The row: for each
+Issue 44 (acceptance 3): the corpus of bench/run.py (made or reused the same way, without its
+Hugo site) is copied (cache files hard-linked), built for ``host: s3`` (whose default puts the
+paper pages on, which is what the acceptance asks of that host), and deployed by the real CLI
+to SeaweedFS (tests/deploy/seaweed.py: ``weed`` from the test extra) into a new bucket; then one
+author's affiliation is edited, the site rebuilt and deployed again. The row: for each
 deploy, files sent, MB sent and seconds (wall, the child process); and the check that the second
 deploy sent no more files than the rebuild changed (output files whose bytes differ, counted
 here by digest). Loopback, so the seconds measure our side and the server, not a network.
-JSON in benchmark-results/deploy-<timestamp>.json.
+JSON in benchmark-results/deploy-<timestamp>.json. ``--keep DIR`` leaves the built site (after the
+edit) in DIR, for checks of its output (bench/sitemap_check.py) without another cold build.
 """
 
 from __future__ import annotations
@@ -37,11 +39,12 @@ SUMMARY = re.compile(r"deploy: sent ([\d,]+) files \(([\d.]+) MB\), deleted ([\d
 
 
 def _copy(site: Path, dest: Path) -> None:
-    """The corpus site with its paper pages on; the cache hard-linked (a build never writes it)."""
+    """The corpus site for ``host: s3``, papers left to that host's default (on); the cache
+    hard-linked (a build never writes it)."""
     dest.mkdir(parents=True)
     text = (site / "site.yaml").read_text("utf-8")
-    text = re.sub(r"(?m)^papers:.*\n", "", text)
-    (dest / "site.yaml").write_text(text.rstrip("\n") + "\npapers: true\n", "utf-8")
+    text = re.sub(r"(?m)^(papers|host):.*\n", "", text)
+    (dest / "site.yaml").write_text(text.rstrip("\n") + "\nhost: s3\n", "utf-8")
     shutil.copytree(site / "content" / "authors", dest / "content" / "authors")
     shutil.copytree(site / "content" / "cache", dest / "content" / "cache", copy_function=os.link)
 
@@ -82,7 +85,7 @@ def _edit_author(site: Path) -> str:
     return path.stem
 
 
-def deploy_row(site: Path, scratch_parent: Path, jobs: int = 8) -> dict[str, Any]:
+def deploy_row(site: Path, scratch_parent: Path, jobs: int = 8, keep: Path | None = None) -> dict[str, Any]:
     from seaweed import seaweed
 
     scratch = Path(tempfile.mkdtemp(prefix="deploy-", dir=scratch_parent))
@@ -103,6 +106,12 @@ def deploy_row(site: Path, scratch_parent: Path, jobs: int = 8) -> dict[str, Any
             changed = sorted(k for k, d in after.items() if before.get(k) != d and k not in (".nojekyll", "CNAME"))
             gone = sorted(set(before) - set(after))
             second = _deployed(f"deploy after one author's edit ({slug})", *_cli(copy, env, *to))
+        if not (out / "papers").is_dir():
+            sys.exit(f"error: the host: s3 build of {copy} has no paper pages (papers/)")
+        if keep is not None:
+            shutil.rmtree(keep, ignore_errors=True)
+            shutil.move(copy, keep)
+            out = keep / "output"
         size = sum((out / k).stat().st_size for k in after)
         return {"site_files": len(after), "site_mb": size / 1e6, "build_cold": build_cold,
                 "build_author": build_author, "first": first, "second": second, "changed_files": len(changed),
@@ -129,12 +138,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=8)
     ap.add_argument("--force", action="store_true", help="make the corpus anew")
+    ap.add_argument("--keep", type=Path, help="leave the built site (after the edit) in this folder")
     args = ap.parse_args(argv)
     from run import RESULTS, prepare_corpus
 
-    corpus = prepare_corpus(args.authors, args.records, args.seed, args.force)
-    row = deploy_row(corpus.site, corpus.dir, args.jobs)
-    row["params"] = vars(args)
+    corpus = prepare_corpus(args.authors, args.records, args.seed, args.force, hugo=False)
+    row = deploy_row(corpus.site, corpus.dir, args.jobs, args.keep.resolve() if args.keep else None)
+    row["params"] = {**vars(args), "keep": str(args.keep) if args.keep else None}
     print_row(row)
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     RESULTS.mkdir(exist_ok=True)
