@@ -95,8 +95,9 @@ def _page_waves(pages: list[str], links: Mapping[str, Iterable[str]]) -> list[tu
 
 class _Layering:
     """``_page_waves``' state, kept as pages leave so that a wave costs what it touches, not the
-    pages left (a first deploy of the 1,000 x 100 bench site orders 86,000 pages, whose paginated
-    subject pages are knots cut one page at a time): what each page waits for and who waits for it;
+    pages left (a first deploy of the 1,000 x 100 bench site orders 87,208 pages in 5,907 waves, the
+    author pages and paginated subject pages being knots cut one page at a time: 3.3 s, where
+    rescanning the pages left at each wave took 164 s): what each page waits for and who waits for it;
     the pages that wait for nothing; per level (``_rank``'s group and depth) those that wait for none
     of their own level; the pages in ``_rank`` order, for the first one left."""
 
