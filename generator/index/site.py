@@ -46,7 +46,7 @@ class Indexer:
         hollow.forget([a.records])
         author = dataclasses.replace(a, records=AuthorRecords(self.index, a.slug, 0, n),
                                      pinned=RowRecords(self.index, pinned))
-        return dataclasses.replace(part, author=author)
+        return dataclasses.replace(part, author=author, contents=())   # (the index holds them)
 
 
 def site_orders(index: Index, slugs: Sequence[str], tax: Taxonomy,

@@ -1,8 +1,9 @@
 """A build over the index (generator.index) writes the bytes of a build that holds its records in
 memory, and its rebuilds in place equal clean builds after every kind of edit.
 
-A site without a page that lists every record at once (``papers``, ``publications`` and
-``venues`` off: assemble.site.lists_every_record) is built over the index. Checked here: the
+A site of more than ``pipeline.INDEX_FROM`` authors without a page that lists every record at
+once (``papers``, ``publications`` and ``venues`` off: assemble.site.lists_every_record) is built
+over the index; here every site is (``pipeline.FLAT``). Checked here: the
 incremental test's edits (tests/incremental/test_incremental_equals_clean.py) on its site so
 set, each rebuilt in place against a clean build (and the toggles of those three keys move the
 site from one path to the other and back); and a generated corpus of 130 authors (papers and
@@ -27,6 +28,12 @@ from generator import pipeline
 from generator.build import build
 from tests.helpers import REPO
 from tests.incremental.test_incremental_equals_clean import EDITS, SITE, _tree, differences
+
+@pytest.fixture(autouse=True)
+def _over_the_index(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every site here is built over the index (by size, only those over pipeline.INDEX_FROM authors are)."""
+    monkeypatch.setattr(pipeline, "FLAT", True)
+
 
 # (the incremental test's keys that switch the site to a build in memory, drawn last)
 TOGGLES = ("site venues", "site papers", "site publications")
