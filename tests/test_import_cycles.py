@@ -133,7 +133,7 @@ def test_no_import_cycle_among_generator_modules() -> None:
 # accelerator (generator/incremental/, one package behind one switch) is staged with the step it
 # serves (snapshot keeps each author with its plan's digests: plan), in INCREMENTAL. A new module is
 # staged by the folder it is put in; a new folder or accelerator must be put in FOLDERS or INCREMENTAL.
-ORDER = ["base", "load", "store", "fetch", "assemble", "plan", "write", "deploy", "commands"]
+ORDER = ["base", "load", "store", "fetch", "assemble", "index", "plan", "write", "deploy", "commands"]
 FOLDERS = {
     "core": "base",
     "config": "load",
@@ -141,6 +141,7 @@ FOLDERS = {
     "sources": "fetch",
     "fetch": "fetch",
     "assemble": "assemble",
+    "index": "index",
     "render": "plan",
     "write": "write",
     "deploy": "deploy",

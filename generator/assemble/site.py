@@ -56,7 +56,7 @@ def assemble(config: SiteConfig, store: Store, taxonomy: Taxonomy,
              description=p.description, weight=p.weight, in_nav=p.in_nav)
         for p in config.pages
     )
-    papers = _lab_size(config.papers, config) or (config.papers is None and config.host == "s3")   # no wall: room
+    papers = _papers(config)
     return SiteModel(
         title=config.title, description=config.description, base_url=config.base_url,
         language=config.language, authors=authors, subjects=subjects if subjects is not None else subjects_of(authors, taxonomy), pages=pages,
@@ -85,6 +85,18 @@ def newest(authors: Iterable[Author], count: int) -> tuple[Record, ...]:
     author who lists it, in the place of the first (copies of one key are usually equal)."""
     unique = {r.key: r for a in authors for r in a.records}.values()
     return tuple(heapq.nlargest(count, unique, key=_newest_key))   # sort_newest_first(...)[:count], as documented
+
+
+def _papers(config: SiteConfig) -> bool:
+    """Whether the site has a page per paper (``papers``): as site.yaml says, else on a lab's
+    site (``_lab_size``) or wherever the host has no wall (``host: s3``)."""
+    return _lab_size(config.papers, config) or (config.papers is None and config.host == "s3")
+
+
+def lists_every_record(config: SiteConfig) -> bool:
+    """Whether a page of the site reads every record at once: the lab's list (``publications``),
+    the paper pages (which of a key's copies each shows), the venues' index."""
+    return _papers(config) or _lab_size(config.publications, config) or config.venues
 
 
 def _groups(config: SiteConfig) -> tuple[str, ...]:

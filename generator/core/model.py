@@ -128,6 +128,12 @@ class Record:
         return "r-" + "".join(c if c.isalnum() else "-" for c in rest)
 
 
+def entry_updated(r: Record) -> str:
+    """When a record last changed, for feeds: its update, else its first version, else 1 January
+    of its year (a feed entry must carry a date; the build's clock would break reproducibility)."""
+    return r.updated or r.published or f"{r.year or 1970}-01-01T00:00:00Z"
+
+
 @dataclass(frozen=True, slots=True)
 class Incomplete:
     """Where a paged fetch stopped: the next fetch resumes at ``next_start`` (of ``total``)."""

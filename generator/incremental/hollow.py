@@ -160,7 +160,8 @@ def forget(groups: Iterable[Sequence[Record]]) -> None:
     the process's registry of hollow records would keep them alive), and the build's people
     (``values.PEOPLE``) once no hollow record is left to fill."""
     for records in groups:
-        for r in records:
-            _HOLLOW.pop(id(r), None)
+        if type(records) is tuple:   # (an index's records, generator.index.lazy, were never hollow)
+            for r in records:
+                _HOLLOW.pop(id(r), None)
     if not _HOLLOW:
         PEOPLE.clear()

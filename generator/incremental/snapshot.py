@@ -61,6 +61,7 @@ DIGESTS = "author-digests"   # the entry of every author's job digests (Authors.
 # slug -> (part key, listings' digest, its records' digests joined, its encoding): Authors.keep_digests;
 # and _LISTED -> (Digester.listed, b"", b"", b"")
 Kept = Mapping[str, tuple[bytes, bytes, bytes, bytes]]
+Then = Callable[["AuthorPart", bytes], "AuthorPart"]   # load_authors' ``then``
 _LISTED = ""   # (no author's slug)
 
 
@@ -161,29 +162,34 @@ def part_key(a: AuthorConfig, config: SiteConfig, inputs: Inputs, canon: Digeste
     return h.digest()
 
 
-def load_authors(config: SiteConfig, inputs: Inputs, parsed: ParsedInputs, workers: int = 1) -> Authors:
+def load_authors(config: SiteConfig, inputs: Inputs, parsed: ParsedInputs, workers: int = 1,
+                 then: Then | None = None) -> Authors:
     """Every author's part: kept when its key is unchanged, else assembled from its cache files,
     which are read now (only those). With ``workers`` > 1 and many authors to make, a forked
-    process makes a share of them meanwhile (``_share``)."""
+    process makes a share of them meanwhile (``_share``). ``then``: given each part and its key
+    as it is found, gives the part the build holds (the index's: generator.index.site.Indexer)."""
     canon = Digester()
     keys = [part_key(a, config, inputs, canon) for a in config.authors]
     found: list[AuthorPart | None] = []
+    then = then or _as_is
     try:
         for a, key in zip(config.authors, keys):
             hit = parsed.lookup(KIND, a.slug, key)
-            found.append(_taken(hit[0], config, a, key, parsed) if hit is not None else None)
+            part = _taken(hit[0], config, a, key, parsed) if hit is not None else None
+            found.append(then(part, key) if part is not None else None)
         todo = [(i, config.authors[i], keys[i]) for i, p in enumerate(found) if p is None]
         # The cache files of the authors made now are parsed, not kept parsed: the part made of them
         # is kept, and parsing one (1.6 ms at 100 records) is what a pickled copy would save; a cold
         # build of 1,000 authors saved 150 MB of pickles that the next build pruned unread.
         helped = todo[len(todo) * _MAIN_SHARE // 100:] if workers > 1 and len(todo) >= _SHARE_FROM else []
         with _share(config, [(a, key) for _, a, key in helped], parsed) as wait:
-            _make(config, todo[:len(todo) - len(helped)], found, parsed)
+            _make(config, todo[:len(todo) - len(helped)], found, parsed, then)
             wait()
         for i, a, key in helped:   # from the helper's entries; any it did not make, here
             hit = parsed.lookup(KIND, a.slug, key, count=False)
-            found[i] = _taken(hit[0], config, a, key, parsed) if hit is not None else None
-        _make(config, [t for t in todo if found[t[0]] is None], found, parsed)
+            part = _taken(hit[0], config, a, key, parsed) if hit is not None else None
+            found[i] = then(part, key) if part is not None else None
+        _make(config, [t for t in todo if found[t[0]] is None], found, parsed, then)
     except BaseException:   # the hollow records loaded so far are let go (generator.incremental.hollow)
         hollow.forget([p.author.records for p in found if p is not None])
         raise
@@ -200,15 +206,22 @@ _MAIN_SHARE = 48
 
 
 def _make(config: SiteConfig, todo: Sequence[tuple[int, AuthorConfig, bytes]], found: list[AuthorPart | None],
-          parsed: ParsedInputs) -> None:
-    """Make the parts of ``todo`` (index, author, key) into ``found``, and keep each in ``parsed``."""
+          parsed: ParsedInputs, then: Then | None = None) -> None:
+    """Make the parts of ``todo`` (index, author, key) into ``found`` (each as ``then`` gives it
+    back), and keep each in ``parsed``."""
     if not todo:
         return
     # (each author's entries let go once its part is made: its records are copies, with their reason)
-    reader, tax, contents = Reader(config, keep=False), load_taxonomy(), Digester()
+    reader, tax = Reader(config, keep=False), load_taxonomy()
     for i, a, key in todo:
-        found[i] = part = make_part(config, a, reader.read(a), tax, contents)
+        # (a digester an author: one for all would hold every record made, as its memo keys them)
+        part = make_part(config, a, reader.read(a), tax, Digester())
         _keep(parsed, a.slug, key, part)
+        found[i] = (then or _as_is)(part, key)
+
+
+def _as_is(part: AuthorPart, key: bytes) -> AuthorPart:
+    return part
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,10 +18,12 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from generator.core.model import Record
+from generator.index.lazy import Lazy, author_digests
 from generator.incremental.canonical import plain_seq as _plain_seq, same as _same
 
 if TYPE_CHECKING:
     from generator.core.model import SiteModel
+    from generator.index.db import Index
 
 _KEY = attrgetter("key")
 
@@ -54,6 +56,7 @@ class Digester:
         self._reads: dict[str, tuple[int, tuple[Any, ...], bytes]] = {}   # path -> (generation, reads, digest)
         self._small = attrgetter(*self._SMALL_FIELDS)
         self._listed_digest: tuple[object, bytes] = (None, b"")   # (the map digested, its digest): listed
+        self._index_joined: dict[tuple[int, str], bytes] = {}   # (generation, slug) -> _indexed
 
     def renew(self, site: SiteModel) -> None:
         """Ready for planning ``site``, keeping what still holds: a record's digest while the
@@ -241,6 +244,8 @@ class Digester:
             return b"b%d:" % len(v) + v
         if isinstance(v, (tuple, list)):
             return self._seq(v)
+        if isinstance(v, Lazy):   # records in the index (generator.index): their digests, none loaded
+            return b"[R%d:" % len(v) + v.joined(self._indexed) + b"]" if v else self._seq(())
         if isinstance(v, Mapping):
             items = sorted((self._encode(k), self._encode(x)) for k, x in v.items())
             return b"{%d:" % len(items) + b"".join(k + b"=" + x + b";" for k, x in items) + b"}"
@@ -275,6 +280,14 @@ class Digester:
         if plain is not None:
             return plain
         return b"[%d:" % len(v) + b"".join(self._encode(x) + b"," for x in v) + b"]"
+
+    def _indexed(self, index: Index, slug: str) -> bytes:
+        """The digests of the author ``slug``'s records in ``index``, joined (made once a generation)."""
+        key = (self._generation, slug)
+        d = self._index_joined.get(key)
+        if d is None:
+            d = self._index_joined[key] = author_digests(index, slug)
+        return d
 
     def _dataclass(self, v: object) -> bytes:
         e = self._memo.get(id(v))

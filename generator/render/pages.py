@@ -32,6 +32,7 @@ from generator.core.model import Author, Record, SiteModel, Subject, SubjectHead
 from generator.assemble.papers import key_of
 from generator.core.routes import Route, Urls
 from generator.render.search_docs import indexed_records
+from generator.index.lazy import keys_of
 from generator.core.taxonomy import Taxonomy
 from generator.render.tasks import Task, author_group, subject_group
 from generator.render.template_globals import newest_update, template_filters, template_globals
@@ -87,7 +88,7 @@ def _author_pages(site: SiteModel, a: Author) -> list[PagePlan]:
                     weight=weight)
     feed = _feed(page.route, f"{a.name} · {site.title}", N_("Publications and source records attributed to %(name)s."),
                  a.records[:site.feed_size], group, site.feeds,
-                 _announced(site, site.feeds.announcements((r.key for r in a.records), site.feed_size), a)
+                 _announced(site, site.feeds.announcements(keys_of(a.records), site.feed_size), a)
                  if site.feeds and site.feeds.announced else (), name=a.name)
     return [page, feed]
 
@@ -186,7 +187,7 @@ def _feed(page: Route, title: str, subtitle: str, records: tuple[Record, ...], g
     ``%(name)s`` being ``name``. ``feeds``: the entry ids kept across merges (generator.assemble.feed_ids),
     of which the feed reads its records' only; ``announce``: its "published" entries, each with its record."""
     updated = max((newest_update(records), *(a.updated for a, _ in announce)))
-    ids = {r.key: feeds.ids[r.key] for r in records if r.key in feeds.ids} if feeds is not None and feeds.ids else {}
+    ids = {k: feeds.ids[k] for k in keys_of(records) if k in feeds.ids} if feeds is not None and feeds.ids else {}
     ctx = {"page_kind": "feed", "feed_title": title, "feed_subtitle": subtitle, "feed_name": name, "alternate": page.url,
            "records": records, "updated": updated, "ids": ids, "announced": announce}
     return PagePlan(routes.feed_of(page.url), "feed.xml", ctx, False, group, len(records) + len(announce) + 1)

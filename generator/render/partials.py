@@ -10,7 +10,8 @@ bench corpus), and a site that overrides a partial gets the same reuse.
 The cache is keyed by the record object (held by the cache, so its id is never reused while
 kept), and small values (a chip's code, a person's name) by value; never by a record's key:
 two authors may hold different records with the same key. It lives in one ``Partial`` per template and site, so per
-process. HTML is kept as UTF-8 bytes: one non-ASCII character (the theme's arrow) makes a
+process; records loaded from the index (generator.index) are made anew for each page that loads
+them, so there it keeps the last few thousand only (``most``), or it would hold every record it showed. HTML is kept as UTF-8 bytes: one non-ASCII character (the theme's arrow) makes a
 Python string take two bytes a character, and the cache holds a large part of a site.
 """
 
@@ -31,9 +32,10 @@ class Partial:
     renders them as text, never as UTF-8; ``renders`` counts the renders, for tests and profiling."""
 
     def __init__(self, env: jinja2.Environment, template: str, names: tuple[str, ...] = ("r",),
-                 keep: Callable[..., bool] | bool | None = None) -> None:
+                 keep: Callable[..., bool] | bool | None = None, most: int | None = None) -> None:
         self._env, self._template_name, self._names = env, template, names
         self._keep = keep
+        self._most = most   # records kept at most (the oldest let go first); None: every one
         self._template: jinja2.Template | None = None
         self._globals: dict[str, Any] = {}
         self._kept: dict[Hashable, bytes] = {}
@@ -78,6 +80,8 @@ class Partial:
         html = self._render((value,))
         if self._keep is None or (self._keep is not False and self._keep(value)):
             self._by_object[id(value)] = (value, html)
+            if self._most is not None and len(self._by_object) > self._most:
+                del self._by_object[next(iter(self._by_object))]
         return html
 
     def __call__(self, *values: Hashable) -> Markup:

@@ -25,18 +25,13 @@ from generator.render.exports import csl_item, paper_bibtex, with_authors
 from generator.render.lab import Entry, Lab, filter_id
 from generator.render.i18n import Formats, SiteLanguage
 from generator.core.latex import tex_to_html, tex_to_text
-from generator.core.model import Author, Record, SiteModel
+from generator.core.model import Author, Record, SiteModel, entry_updated
 from generator.assemble.papers import key_of
 from generator.render.partials import Partial
+from generator.index.lazy import Lazy, Listed
 from generator.core.routes import Urls
 from generator.render.record_filters import MEMBERS, AuthorUrls, Bylines, Chips, ListedPages, PaperUrls, person_slug
 from generator.core.taxonomy import Taxonomy
-
-
-def entry_updated(r: Record) -> str:
-    """When a record last changed, for feeds: its update, else its first version, else 1 January
-    of its year (a feed entry must carry a date; the build's clock would break reproducibility)."""
-    return r.updated or r.published or f"{r.year or 1970}-01-01T00:00:00Z"
 
 
 _UPDATED = attrgetter("updated")
@@ -44,7 +39,10 @@ _UPDATED = attrgetter("updated")
 
 def newest_update(records: Sequence[Record], default: str = "1970-01-01T00:00:00Z") -> str:
     """The latest ``entry_updated`` of ``records`` (a feed's date): in C when every record has its
-    update (arXiv's always do), as 1,000 authors' and 43 subjects' feeds are planned each build."""
+    update (arXiv's always do), as 1,000 authors' and 43 subjects' feeds are planned each build;
+    asked of the index for its records (generator.index.lazy), none loaded."""
+    if isinstance(records, Lazy):
+        return records.newest_update(default)
     updates = list(map(_UPDATED, records))
     if all(updates):
         return max(updates, default=default)
@@ -76,6 +74,9 @@ def listed_by(record_authors: Mapping[str, tuple[str, ...]], r: Record) -> tuple
     return record_authors.get(r.key, ())
 
 
+_KEPT_INDEXED = 8192   # records whose brief entry a process keeps, when they come from the index
+
+
 def _in_several_subjects(r: Record) -> bool:
     return len(r.subjects) > 1
 
@@ -91,7 +92,8 @@ def record_partials(env: jinja2.Environment, site: SiteModel) -> dict[str, Parti
     at 1,000 x 100, against 50,000 in author feeds): not kept, which saved 100 MB over the
     two processes for 60 ms of renders. Chips and names repeat on thousands of records."""
     return {
-        "record_brief": Partial(env, "partials/record_brief.html", keep=_in_several_subjects),
+        "record_brief": Partial(env, "partials/record_brief.html", keep=_in_several_subjects,
+                                most=_KEPT_INDEXED if isinstance(site.record_authors, Listed) else None),
         "feed_entry": Partial(env, "partials/feed_entry.xml", ("r", "ids"), keep=False),
         "chip": Partial(env, "partials/chip.html", ("code", "primary")),
         "record_html": Partial(env, "partials/record.html", ("r", "own", "pinned", "keys", "lab"), keep=False),

@@ -196,8 +196,8 @@ def forks(tasks: Sequence[Task | FolderTask], workers: int) -> bool:
 def run_tasks(tasks: Sequence[Task | FolderTask], dest: Path, workers: int) -> int:
     """Make and write every task's file under ``dest``; return the bytes written."""
     check_unique(tasks)
-    if not forks(tasks, workers):
-        return _run_share(tasks, dest)
+    if not forks(tasks, workers):   # by group too: a group's tasks read the same records (generator.index.lazy)
+        return _run_share([t for group in ordered_groups(tasks) for t in group], dest)
     groups = ordered_groups(tasks)
     ctx = multiprocessing.get_context("fork")
     children: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []

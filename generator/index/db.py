@@ -1,0 +1,219 @@
+"""The build's index of records, on disk: SQLite from the standard library, no server.
+
+A build of 20,000 authors x 100 records cannot hold its records as Python objects (about 4 KB
+each, in each of its processes: docs/scale.md). So each author, once assembled (or kept from the
+last build), is written here a row per record (its fields pickled, its content digest, the few
+fields the site-wide orders sort by) and let go; what site-wide pages need is asked of it
+(generator.index.orders makes it): who lists each record, each subject's records in order, the
+newest records. Each process opens its own connection (``Index.db``: a forked render process
+reads through its own).
+
+The file is the next build's too (``.authorsite/index.sqlite``, safe to delete): an author whose
+part key (generator.incremental.snapshot.part_key) is unchanged keeps its rows, so a rebuild
+writes the rows of the authors it assembled, and orders again only what their keys touch.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sqlite3
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from generator.core.model import Record, entry_updated
+
+VERSION = 4   # the schema's, in SQLite's user_version: an index of another is made anew
+
+_SCHEMA = """
+CREATE TABLE authors(slug TEXT PRIMARY KEY, key BLOB NOT NULL, n INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE records(slug TEXT NOT NULL, pos INTEGER NOT NULL, key TEXT NOT NULL, y INTEGER NOT NULL,
+                     p TEXT NOT NULL, u TEXT NOT NULL, content BLOB NOT NULL, blob BLOB NOT NULL,
+                     PRIMARY KEY(slug, pos)) WITHOUT ROWID;
+CREATE INDEX records_key ON records(key);
+CREATE INDEX records_newest ON records(y DESC, p DESC);
+CREATE TABLE subjects(code TEXT NOT NULL, slug TEXT NOT NULL, pos INTEGER NOT NULL, key TEXT NOT NULL,
+                      y INTEGER NOT NULL, p TEXT NOT NULL);
+CREATE INDEX subjects_slug ON subjects(slug);
+CREATE INDEX subjects_code ON subjects(code);
+CREATE TABLE listed(key TEXT PRIMARY KEY, who TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE listing(code TEXT NOT NULL, rank INTEGER NOT NULL, slug TEXT NOT NULL, pos INTEGER NOT NULL,
+                     PRIMARY KEY(code, rank)) WITHOUT ROWID;
+CREATE TABLE subject_authors(code TEXT PRIMARY KEY, authors TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE joined(slug TEXT PRIMARY KEY, digests BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE changed(key TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE changed_codes(code TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE meta(name TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID;
+"""
+# records.y and .p: the record's year (0 when none) and first date ('' when none), as
+# assemble.site.sort_newest_first sorts them; .u: its date in a feed (model.entry_updated).
+
+# The site's authors in order, for this build only (a temporary table, filled in each process
+# that reads the orders: ``Index.site``).
+_SITE = "CREATE TEMP TABLE IF NOT EXISTS site(slug TEXT PRIMARY KEY, apos INTEGER NOT NULL) WITHOUT ROWID"
+
+Row = tuple[str, int]   # (author slug, the record's position among the author's records)
+
+
+class Index:
+    """The index file at ``path``; ``slugs``: the site's authors, in order, once ``site`` is given."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.name = str(path)
+        self._conn: sqlite3.Connection | None = None
+        self._pid = -1
+        self.slugs: tuple[str, ...] = ()
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """This process's connection (a forked process opens its own: SQLite's may not cross a fork)."""
+        if self._conn is None or self._pid != os.getpid():
+            self._conn = _open(self.path)
+            self._pid = os.getpid()
+            if self.slugs:
+                _fill_site(self._conn, self.slugs)
+        return self._conn
+
+    def close(self) -> None:
+        if self._conn is not None and self._pid == os.getpid():
+            self._conn.close()
+        self._conn = None
+
+    # -- writing (the build's process, before the plan) --
+
+    def holds(self, slug: str, key: bytes) -> int | None:
+        """How many records the index holds for the author ``slug`` made of ``key``, or None."""
+        row = self.db.execute("SELECT n FROM authors WHERE slug = ? AND key = ?", (slug, key)).fetchone()
+        return None if row is None else row[0]
+
+    def put(self, slug: str, key: bytes, records: Sequence[Record], contents: Sequence[bytes],
+            values: Iterable[tuple[Any, ...]]) -> None:
+        """The author ``slug``'s records (``values``: each one's ``values_of``), in place of what it held."""
+        db = self.db
+        _drop(db, slug)
+        rows = [(slug, i, r.key, r.year or 0, r.published or "", entry_updated(r), c,
+                 pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL))
+                for i, (r, c, v) in enumerate(zip(records, contents, values, strict=True))]
+        db.executemany("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        db.executemany("INSERT INTO subjects VALUES (?, ?, ?, ?, ?, ?)",
+                       ((code, slug, i, r.key, y, p) for (_, i, _, y, p, _, _, _), r in zip(rows, records)
+                        for code in r.subjects))
+        db.execute("INSERT OR REPLACE INTO authors VALUES (?, ?, ?)", (slug, key, len(records)))
+        _mark(db, slug)
+
+    def site(self, slugs: Sequence[str]) -> None:
+        """The site's authors are ``slugs``, in order: the rows of any other author go."""
+        self.slugs = tuple(slugs)
+        db = self.db
+        _fill_site(db, self.slugs)
+        gone = [s for (s,) in db.execute("SELECT slug FROM authors WHERE slug NOT IN (SELECT slug FROM temp.site)")]
+        for slug in gone:
+            _drop(db, slug)
+            db.execute("DELETE FROM authors WHERE slug = ?", (slug,))
+        db.commit()
+
+    def joined(self, slug: str, make: Callable[[Iterator[tuple[bytes, str]]], bytes]) -> bytes:
+        """The author's records' digests joined, as ``make`` makes them of each one's (content
+        digest, who lists it): kept in the index until a key of theirs changes (orders.derive)."""
+        db = self.db
+        row = db.execute("SELECT digests FROM joined WHERE slug = ?", (slug,)).fetchone()
+        if row is not None:
+            return row[0]
+        made = make(iter(db.execute("SELECT r.content, l.who FROM records r JOIN listed l ON l.key = r.key "
+                                    "WHERE r.slug = ? ORDER BY r.pos", (slug,))))
+        db.execute("INSERT OR REPLACE INTO joined VALUES (?, ?)", (slug, made))
+        return made
+
+    # -- reading (every process) --
+
+    def records(self, slug: str) -> tuple[bytes, ...]:
+        """The author's records, each one's ``values_of`` pickled, in order."""
+        return tuple(b for (b,) in self.db.execute("SELECT blob FROM records WHERE slug = ? ORDER BY pos", (slug,)))
+
+    def record(self, slug: str, pos: int) -> bytes:
+        row = self.db.execute("SELECT blob FROM records WHERE slug = ? AND pos = ?", (slug, pos)).fetchone()
+        if row is None:
+            raise LookupError(f"the index holds no record {pos} of author '{slug}'")
+        return row[0]
+
+    def listed(self, key: str) -> tuple[str, ...]:
+        """The profiled authors who list the record ``key``, in site order."""
+        row = self.db.execute("SELECT who FROM listed WHERE key = ?", (key,)).fetchone()
+        return () if row is None else tuple(row[0].split("\n"))
+
+    def listed_of(self, slug: str) -> list[tuple[str, str]]:
+        """(key, who lists it) of each of the author's records."""
+        return list(self.db.execute("SELECT r.key, l.who FROM records r JOIN listed l ON l.key = r.key "
+                                    "WHERE r.slug = ?", (slug,)))
+
+    def listings(self) -> Iterator[tuple[str, str]]:
+        """(key, author slug) of every record, in site order (author, then record)."""
+        return iter(self.db.execute(
+            "SELECT r.key, r.slug FROM records r JOIN temp.site s ON s.slug = r.slug ORDER BY s.apos, r.pos"))
+
+    def subject_rows(self, code: str, start: int, stop: int) -> list[Row]:
+        """The records ``start`` to ``stop`` of those listed in ``code`` (orders.derive)."""
+        return list(self.db.execute("SELECT slug, pos FROM listing WHERE code = ? AND rank >= ? AND rank < ? "
+                                    "ORDER BY rank", (code, start, stop)))
+
+    def subject_blobs(self, code: str, start: int, stop: int) -> list[tuple[str, int, bytes]]:
+        """``subject_rows``, each with its record's pickled ``values_of``."""
+        return list(self.db.execute(
+            "SELECT l.slug, l.pos, r.blob FROM listing l JOIN records r ON r.slug = l.slug AND r.pos = l.pos "
+            "WHERE l.code = ? AND l.rank >= ? AND l.rank < ? ORDER BY l.rank", (code, start, stop)))
+
+    def span(self, what: str, slug: str, start: int, stop: int) -> list[Any]:
+        """``what`` (SQL over the records' columns) of the author's records ``start`` to ``stop``, in order."""
+        return [v for (v,) in self.db.execute(f"SELECT {what} FROM records WHERE slug = ? AND pos >= ? AND pos < ? "
+                                               "ORDER BY pos", (slug, start, stop))]
+
+    def listed_span(self, what: str, code: str, start: int, stop: int) -> list[Any]:
+        """``what`` (SQL over the records' columns, as r.) of the records ``start`` to ``stop`` listed in ``code``."""
+        return [v for (v,) in self.db.execute(
+            f"SELECT {what} FROM listing l JOIN records r ON r.slug = l.slug AND r.pos = l.pos "
+            "WHERE l.code = ? AND l.rank >= ? AND l.rank < ? ORDER BY l.rank", (code, start, stop))]
+
+    def not_first(self) -> Iterator[Row]:
+        """(slug, pos) of each record listed by another author before its own, in site order."""
+        return iter(self.db.execute(
+            "SELECT r.slug, r.pos FROM records r JOIN listed l ON l.key = r.key JOIN temp.site s ON s.slug = r.slug "
+            "WHERE l.who != r.slug AND substr(l.who, 1, length(r.slug) + 1) != r.slug || char(10) "
+            "ORDER BY s.apos, r.pos"))
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    """The index at ``path``, made (or made again, when of another schema or damaged) as needed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path, isolation_level="DEFERRED")
+    try:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+    except sqlite3.DatabaseError:   # (not an index: made anew, as the next build of any other would)
+        version = None
+    if version != VERSION:
+        db.close()
+        path.unlink(missing_ok=True)
+        db = sqlite3.connect(path, isolation_level="DEFERRED")
+        db.executescript(_SCHEMA + f"PRAGMA user_version = {VERSION};")
+    db.execute("PRAGMA synchronous = OFF")   # (a power cut may damage it: then it is made anew, see above)
+    db.execute(_SITE)
+    return db
+
+
+def _drop(db: sqlite3.Connection, slug: str) -> None:
+    """The author's rows gone, their keys and subjects marked changed (orders.derive)."""
+    _mark(db, slug)
+    db.execute("DELETE FROM records WHERE slug = ?", (slug,))
+    db.execute("DELETE FROM subjects WHERE slug = ?", (slug,))
+
+
+def _mark(db: sqlite3.Connection, slug: str) -> None:
+    """The keys and subjects of the author's rows marked changed: orders.derive orders them again."""
+    db.execute("INSERT OR IGNORE INTO changed SELECT key FROM records WHERE slug = ?", (slug,))
+    db.execute("INSERT OR IGNORE INTO changed_codes SELECT code FROM subjects WHERE slug = ?", (slug,))
+    db.execute("DELETE FROM meta WHERE name = 'derived'")
+
+
+def _fill_site(db: sqlite3.Connection, slugs: Sequence[str]) -> None:
+    db.execute("DELETE FROM temp.site")
+    db.executemany("INSERT INTO temp.site VALUES (?, ?)", ((s, i) for i, s in enumerate(slugs)))

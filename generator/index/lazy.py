@@ -1,0 +1,247 @@
+"""Records as the index holds them: sequences that load their records when read, never before.
+
+In a build over the index (generator.index.flat) an author's ``records``, a subject's and each
+page's slice of them are these sequences, not tuples: the plan, the jobs' digests and the render
+processes forked after it hold a few numbers per sequence, and a job that shows records loads
+them (an author's at once, a subject page's one by one) through a small cache of this process
+(``_LOADED``), let go as the next ones come. Their digests (generator.render.digest) are read
+from the index, never from loaded records: ``joined``.
+
+Equal values, equal bytes: a sequence reads as the tuple of its records (iteration, ``len``,
+indexing, slices, truth), so templates and exports make from it what they make from a tuple.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import pickle
+from collections import OrderedDict
+from typing import Any, Callable, Iterator, Mapping, Sequence, overload
+
+from generator.core.model import Record, entry_updated
+from generator.incremental.values import record
+from generator.index.db import Index, Row
+
+_KEEP = 8          # authors' records kept loaded in a process
+_KEEP_ONE = 4096   # records loaded one by one (a subject's pages) kept in a process
+_LOADED: OrderedDict[tuple[str, str], tuple[Record, ...]] = OrderedDict()
+_ONE: OrderedDict[tuple[str, str, int], Record] = OrderedDict()
+_KEEP_WHO = 16384   # records' listers kept in a process
+_WHO: dict[tuple[str, str], tuple[str, ...]] = {}
+
+
+def author_records(index: Index, slug: str) -> tuple[Record, ...]:
+    """Every record of the author, made from the index (the last few authors' kept loaded)."""
+    key = (str(index.path), slug)
+    found = _LOADED.get(key)
+    if found is None:
+        found = _LOADED[key] = tuple(record(pickle.loads(b)) for b in index.records(slug))
+        for k, who in index.listed_of(slug):
+            _remember(index, k, tuple(who.split("\n")))
+        if len(_LOADED) > _KEEP:
+            _LOADED.popitem(last=False)
+    else:
+        _LOADED.move_to_end(key)
+    return found
+
+
+def one_record(index: Index, slug: str, pos: int, blob: bytes | None = None) -> Record:
+    """One record of the author: from its loaded records when they are, else alone (``blob``:
+    its pickled ``values_of``, when read already)."""
+    whole = _LOADED.get((str(index.path), slug))
+    if whole is not None:
+        return whole[pos]
+    key = (str(index.path), slug, pos)
+    found = _ONE.get(key)
+    if found is None:
+        found = _ONE[key] = record(pickle.loads(blob if blob is not None else index.record(slug, pos)))
+        if len(_ONE) > _KEEP_ONE:
+            _ONE.popitem(last=False)
+    else:
+        _ONE.move_to_end(key)
+    return found
+
+
+def forget() -> None:
+    """Let every loaded record go (a build is over)."""
+    _LOADED.clear()
+    _ONE.clear()
+    _WHO.clear()
+
+
+class Lazy(Sequence[Record]):
+    """A sequence of the index's records, loaded when read. ``rows``: (slug, pos) of each."""
+
+    __slots__ = ("index",)
+    index: Index
+
+    def rows(self) -> Sequence[Row]:
+        raise NotImplementedError
+
+    def _load(self) -> tuple[Record, ...]:
+        raise NotImplementedError
+
+    def __iter__(self) -> Iterator[Record]:
+        return iter(self._load())
+
+    @overload
+    def __getitem__(self, i: int) -> Record: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Record]: ...
+
+    def __getitem__(self, i: int | slice) -> Record | Sequence[Record]:
+        if isinstance(i, slice):
+            start, stop, step = i.indices(len(self))
+            if step != 1:
+                return self._load()[i]
+            return self._slice(start, max(start, stop))
+        return self._load()[i]
+
+    def _slice(self, start: int, stop: int) -> Sequence[Record]:
+        raise NotImplementedError
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Lazy):
+            return self.index is other.index and tuple(self.rows()) == tuple(other.rows())
+        return isinstance(other, tuple) and self._load() == other
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.rows()))
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} of {len(self)} records>"
+
+    def column(self, what: str) -> list[Any]:
+        """A column of the index's records (``key``, ``u``: db's schema), one value a record, none loaded."""
+        return [getattr(r, what) if what == "key" else entry_updated(r) for r in self._load()]
+
+    def newest_update(self, default: str) -> str:
+        """The latest ``model.entry_updated`` of the records (a feed's date)."""
+        return max(self.column("u"), default=default)
+
+    def joined(self, digests: Callable[[Index, str], bytes]) -> bytes:
+        """The digest of each record, joined (``digests``: an author's, joined, by index and slug)."""
+        index = self.index
+        return b"".join(digests(index, slug)[16 * pos:16 * pos + 16] for slug, pos in self.rows())
+
+
+class AuthorRecords(Lazy):
+    """The records ``start`` to ``stop`` of the author ``slug`` (an author's ``records``, its feed's)."""
+
+    __slots__ = ("slug", "start", "stop")
+
+    def __init__(self, index: Index, slug: str, start: int, stop: int) -> None:
+        self.index, self.slug, self.start, self.stop = index, slug, start, stop
+
+    def __len__(self) -> int:
+        return self.stop - self.start
+
+    def rows(self) -> Sequence[Row]:
+        return [(self.slug, pos) for pos in range(self.start, self.stop)]
+
+    def _load(self) -> tuple[Record, ...]:
+        whole = author_records(self.index, self.slug)
+        return whole if (self.start, self.stop) == (0, len(whole)) else whole[self.start:self.stop]
+
+    def _slice(self, start: int, stop: int) -> Sequence[Record]:
+        return AuthorRecords(self.index, self.slug, self.start + start, self.start + stop)
+
+    def joined(self, digests: Callable[[Index, str], bytes]) -> bytes:
+        return digests(self.index, self.slug)[16 * self.start:16 * self.stop]
+
+    def column(self, what: str) -> list[Any]:
+        return self.index.span(what, self.slug, self.start, self.stop)
+
+
+class RowRecords(Lazy):
+    """Records named by their rows (a subject's listing, a slice of it, those indexed under an author)."""
+
+    __slots__ = ("_rows",)
+
+    def __init__(self, index: Index, rows: Sequence[Row]) -> None:
+        self.index, self._rows = index, rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def rows(self) -> Sequence[Row]:
+        return self._rows
+
+    def _load(self) -> tuple[Record, ...]:
+        return tuple(one_record(self.index, slug, pos) for slug, pos in self._rows)
+
+    def _slice(self, start: int, stop: int) -> Sequence[Record]:
+        return RowRecords(self.index, self._rows[start:stop])
+
+
+class SubjectRecords(Lazy):
+    """The records ``start`` to ``stop`` listed in the subject ``code`` (``Index.order``)."""
+
+    __slots__ = ("code", "start", "stop")
+
+    def __init__(self, index: Index, code: str, start: int, stop: int) -> None:
+        self.index, self.code, self.start, self.stop = index, code, start, stop
+
+    def __len__(self) -> int:
+        return self.stop - self.start
+
+    def rows(self) -> Sequence[Row]:
+        return self.index.subject_rows(self.code, self.start, self.stop)
+
+    def _load(self) -> tuple[Record, ...]:
+        index = self.index
+        return tuple(one_record(index, slug, pos, blob) for slug, pos, blob in
+                     index.subject_blobs(self.code, self.start, self.stop))
+
+    def _slice(self, start: int, stop: int) -> Sequence[Record]:
+        return SubjectRecords(self.index, self.code, self.start + start, self.start + stop)
+
+    def column(self, what: str) -> list[Any]:
+        return self.index.listed_span("r." + what, self.code, self.start, self.stop)
+
+
+class Listed(Mapping[str, tuple[str, ...]]):
+    """Who lists each record (``SiteModel.record_authors``), asked of the index key by key (an
+    author's keys at once when its records are loaded: ``author_records``)."""
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+
+    def __getitem__(self, key: str) -> tuple[str, ...]:
+        found = _WHO.get((str(self.index.path), key))
+        if found is None:
+            found = self.index.listed(key)
+            if not found:
+                raise KeyError(key)
+            _remember(self.index, key, found)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys(key for key, _ in self.index.listings()))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def _remember(index: Index, key: str, who: tuple[str, ...]) -> None:
+    _WHO[(str(index.path), key)] = who
+    if len(_WHO) > _KEEP_WHO:
+        del _WHO[next(iter(_WHO))]
+
+
+def keys_of(records: Sequence[Record]) -> list[str]:
+    """The records' keys (asked of the index for its records, none loaded)."""
+    return records.column("key") if isinstance(records, Lazy) else [r.key for r in records]
+
+
+def author_digests(index: Index, slug: str) -> bytes:
+    """Each record's digest (generator.render.digest.Digester.record: its content digest and who
+    lists it), joined, for the author ``slug``: from the index, no record loaded."""
+    def make(rows: Iterator[tuple[bytes, str]]) -> bytes:
+        return b"".join(hashlib.sha256(content + marshal.dumps(tuple(who.split("\n")), 2)).digest()[:16]
+                        for content, who in rows)
+    return index.joined(slug, make)

@@ -1,0 +1,120 @@
+"""The site-wide orders, made in the index (generator.index.db) from its rows, as assemble.site
+makes them from the authors in memory (tests/index/ checks each equal to its counterpart):
+
+- ``listed``: who lists each record key, in site order (``assemble.site.record_authors``);
+- ``listing``: each subject's records, newest first, each key once, the first author's copy,
+  ties in site order (``assemble.site.subjects_of``), and ``subject_authors``: how many of each
+  author's records list the subject, most first;
+- the newest records (``assemble.site.newest``), kept in ``meta``.
+
+A rebuild orders again only what changed: the keys and subjects of the authors whose rows it
+wrote or removed (``db._mark``), and everything when the site's authors or their order changed.
+The authors' joined digests (``Index.joined``) that a changed key's listing touches go with them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import json
+import sqlite3
+from collections import Counter
+from generator.index.db import Index, Row
+
+# Who lists each changed key (group_concat takes the rows in the order of its subquery, which
+# SQLite keeps: an aggregate's subquery with ORDER BY is not flattened).
+_LISTED = """
+INSERT INTO listed SELECT key, group_concat(slug, char(10)) FROM (
+  SELECT r.key, r.slug FROM records r JOIN temp.site s ON s.slug = r.slug
+  WHERE r.key IN (SELECT key FROM changed) ORDER BY r.key, s.apos, r.pos)
+GROUP BY key
+"""
+
+
+def derive(index: Index, feed_size: int) -> dict[str, int]:
+    """Make what changed of the orders; returns how many records each subject lists."""
+    db = index.db
+    site = hashlib.sha256("\n".join(index.slugs).encode()).digest()
+    mark = site + str(feed_size).encode()
+    if db.execute("SELECT value FROM meta WHERE name = 'derived'").fetchone() != (mark,):
+        if db.execute("SELECT value FROM meta WHERE name = 'site'").fetchone() != (site,):
+            _all_changed(db)   # (another set or order of authors: every listing may differ)
+        db.execute("DELETE FROM joined WHERE slug IN (SELECT r.slug FROM records r JOIN changed c ON c.key = r.key)")
+        db.execute("DELETE FROM listed WHERE key IN (SELECT key FROM changed)")
+        db.execute(_LISTED)
+        for (code,) in db.execute("SELECT code FROM changed_codes").fetchall():
+            _list(db, code)
+        newest = json.dumps(_newest(db, feed_size))
+        db.execute("DELETE FROM changed")
+        db.execute("DELETE FROM changed_codes")
+        db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [("derived", mark), ("site", site),
+                                                                      ("newest", newest)])
+        db.commit()
+    return dict(db.execute("SELECT code, count(*) FROM listing GROUP BY code"))
+
+
+def subject_authors(index: Index, code: str) -> tuple[tuple[str, int], ...]:
+    row = index.db.execute("SELECT authors FROM subject_authors WHERE code = ?", (code,)).fetchone()
+    return tuple((slug, n) for slug, n in json.loads(row[0])) if row is not None else ()
+
+
+def newest(index: Index) -> list[Row]:
+    """The newest records (``derive``'s ``feed_size``), each key once: the last author's copy, in
+    the place of the first (``assemble.site.newest``'s choice)."""
+    row = index.db.execute("SELECT value FROM meta WHERE name = 'newest'").fetchone()
+    return [(slug, pos) for slug, pos in json.loads(row[0])]
+
+
+def _all_changed(db: sqlite3.Connection) -> None:
+    db.execute("DELETE FROM joined")
+    db.execute("DELETE FROM listed")
+    db.execute("DELETE FROM listing")
+    db.execute("DELETE FROM subject_authors")
+    db.execute("INSERT OR IGNORE INTO changed SELECT key FROM records")
+    db.execute("INSERT OR IGNORE INTO changed_codes SELECT DISTINCT code FROM subjects")
+
+
+def _list(db: sqlite3.Connection, code: str) -> None:
+    """The subject's listing and its authors' counts, made again (``subjects_of``: the first copy
+    of each key in site order, sorted by its year and date, newest first, a stable sort)."""
+    db.execute("DELETE FROM listing WHERE code = ?", (code,))
+    db.execute("DELETE FROM subject_authors WHERE code = ?", (code,))
+    seen: set[str] = set()
+    first: list[tuple[int, str, str, int]] = []
+    counts: Counter[str] = Counter()
+    for key, y, p, slug, pos in db.execute(
+            "SELECT j.key, j.y, j.p, j.slug, j.pos FROM subjects j JOIN temp.site s ON s.slug = j.slug "
+            "WHERE j.code = ? ORDER BY s.apos, j.pos", (code,)):
+        counts[slug] += 1
+        if key not in seen:
+            seen.add(key)
+            first.append((y, p, slug, pos))
+    if not first:
+        return
+    first.sort(key=lambda t: (t[0], t[1]), reverse=True)
+    db.executemany("INSERT INTO listing VALUES (?, ?, ?, ?)", ((code, i, slug, pos) for i, (_, _, slug, pos) in
+                                                              enumerate(first)))
+    authors = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    db.execute("INSERT INTO subject_authors VALUES (?, ?)", (code, json.dumps(authors)))
+
+
+def _newest(db: sqlite3.Connection, count: int) -> list[Row]:
+    """``assemble.site.newest``: scanning the records newest first, each new key's copies are
+    looked up (its first place, its last copy's year and date); no key not seen yet can pass the
+    ``count``-th best once the scan is below it."""
+    found: dict[str, tuple[tuple[int, str], tuple[int, int], Row]] = {}   # key -> (value, place, last copy)
+    cut: tuple[int, str] | None = None
+    for key, y, p in db.execute("SELECT key, y, p FROM records INDEXED BY records_newest ORDER BY y DESC, p DESC"):
+        if cut is not None and (y, p) < cut:
+            break
+        if key in found:
+            continue
+        copies = db.execute("SELECT r.slug, r.pos, r.y, r.p, s.apos FROM records r JOIN temp.site s ON s.slug = r.slug "
+                            "WHERE r.key = ? ORDER BY s.apos, r.pos", (key,)).fetchall()
+        last = copies[-1]
+        found[key] = ((last[2], last[3]), (copies[0][4], copies[0][1]), (last[0], last[1]))
+        if len(found) >= count:
+            cut = heapq.nlargest(count, (v for v, _, _ in found.values()))[-1]
+    best = sorted(found.values(), key=lambda e: e[1])   # in the place of the first copy, then
+    best.sort(key=lambda e: e[0], reverse=True)           # newest first (a stable sort)
+    return [row for _, _, row in best[:count]]

@@ -1,0 +1,95 @@
+"""The index's site-wide orders equal assemble.site's, made in memory (generator.index.orders).
+
+Hypothesis draws sites whose records share keys across authors (with other years and dates in
+each copy), lack years or dates, tie on both, list a subject twice or one outside arXiv's
+taxonomy; then a sequence of changes (an author's records replaced, an author removed, added,
+the authors reordered, the feed's size changed), ordered again incrementally after each: every
+order must be what ``subjects_of``, ``record_authors``, ``newest`` and ``indexed_records`` make
+of the same authors, record for record.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from generator.assemble.site import newest, record_authors, subjects_of
+from generator.core.model import Author, Record
+from generator.core.taxonomy import load_taxonomy
+from generator.incremental.values import values_of
+from generator.index.db import Index
+from generator.index.lazy import forget
+from generator.index.site import indexed_rows, site_orders
+
+TAX = load_taxonomy()
+CODES = ("cs.DB", "cs.LG", "stat.ML", "math.PR", "not.a-code")
+KEYS = tuple(f"arxiv:2401.{i:05d}" for i in range(12))
+
+
+def _record(rnd: random.Random) -> Record:
+    year = rnd.choice([None, 2023, 2024, 2024])
+    published = rnd.choice([None, "2024-01-05T00:00:00Z", "2024-01-05T00:00:00Z", "2023-06-01T00:00:00Z"])
+    codes = tuple(rnd.choice(CODES) for _ in range(rnd.randint(0, 3)))
+    return Record(key=rnd.choice(KEYS), title=f"T{rnd.randrange(99)}", year=year, published=published,
+                  subjects=codes, updated=rnd.choice([None, "2025-02-02T00:00:00Z"]))
+
+
+def _author(slug: str, rnd: random.Random) -> Author:
+    by_key = {r.key: r for r in (_record(rnd) for _ in range(rnd.randint(0, 6)))}   # (one record a key, as merged)
+    return Author(slug=slug, name=slug, affiliation=None, bio_html="", links=(), records=tuple(by_key.values()),
+                  subjects=(), years=())
+
+
+def _put(index: Index, a: Author, generation: int) -> None:
+    index.put(a.slug, b"%d" % generation, a.records, [b"c" * 16] * len(a.records), map(values_of, a.records))
+
+
+def _check(index: Index, authors: list[Author], feed_size: int) -> None:
+    subjects, (listed, new) = site_orders(index, [a.slug for a in authors], TAX, feed_size)
+    rows = {id(r): (a.slug, i) for a in authors for i, r in enumerate(a.records)}
+    expected = subjects_of(tuple(authors), TAX)
+    assert [s.code for s in subjects] == [s.code for s in expected]
+    for got, want in zip(subjects, expected):
+        assert got.authors == want.authors
+        assert list(got.records.rows()) == [rows[id(r)] for r in want.records]   # type: ignore[attr-defined]
+    assert dict(listed.items()) == record_authors(authors)
+    assert [(r.key, r.year, r.published) for r in new] == \
+        [(r.key, r.year, r.published) for r in newest(authors, feed_size)]
+    first = {k: v[0] for k, v in record_authors(authors).items()}
+    got_own = indexed_rows(index, authors)
+    for a in authors:
+        assert [r.key for r in got_own[a.slug]] == [r.key for r in a.records if first[r.key] == a.slug]
+    forget()
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**20), steps=st.lists(st.sampled_from(["replace", "remove", "add", "reorder", "feed"]),
+                                                   max_size=6))
+def test_the_orders_equal_assemble_site(tmp_path: Path, seed: int, steps: list[str]) -> None:
+    rnd = random.Random(seed)
+    index = Index(tmp_path / f"index-{seed}-{len(steps)}.sqlite")
+    authors = [_author(f"a{i}", rnd) for i in range(rnd.randint(1, 5))]
+    generation, feed_size = 0, rnd.choice([1, 3, 50])
+    for a in authors:
+        _put(index, a, generation)
+    _check(index, authors, feed_size)
+    for step in steps:
+        generation += 1
+        if step == "replace" or (step == "remove" and len(authors) == 1):
+            i = rnd.randrange(len(authors))
+            authors[i] = _author(authors[i].slug, rnd)
+            _put(index, authors[i], generation)
+        elif step == "remove":
+            authors.pop(rnd.randrange(len(authors)))
+        elif step == "add":
+            authors.insert(rnd.randrange(len(authors) + 1), _author(f"n{generation}", rnd))
+            _put(index, authors[[a.slug for a in authors].index(f"n{generation}")], generation)
+        elif step == "reorder":
+            rnd.shuffle(authors)
+        else:
+            feed_size = rnd.choice([1, 2, 50])
+        _check(index, authors, feed_size)
+    index.close()
