@@ -224,6 +224,10 @@ def _as_is(part: AuthorPart, key: bytes) -> AuthorPart:
     return part
 
 
+def _none(part: AuthorPart, key: bytes) -> None:
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class _Kept:
     """An author's part as the parsed cache keeps it: the author without its records, the
@@ -302,7 +306,9 @@ def _share(config: SiteConfig, todo: list[tuple[AuthorConfig, bytes]], parsed: P
     loads what the helper kept, and makes whatever it did not (a failed or killed helper, no
     fork, a cache that is not written), so every error is reported by the build's process, as
     without it. Leaving early (an error, a signal) stops the helper."""
-    work = functools.partial(_make, config, [(i, a, key) for i, (a, key) in enumerate(todo)], [None] * len(todo), parsed)
+    # (the helper keeps each part in ``parsed`` and holds none: the caller loads them from there)
+    work = functools.partial(_make, config, [(i, a, key) for i, (a, key) in enumerate(todo)], [None] * len(todo), parsed,
+                             _none)
     pid = fork_helper(work) if todo and parsed.write else -1
 
     def wait() -> None:
