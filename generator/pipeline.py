@@ -161,7 +161,8 @@ def _read_cache(config: SiteConfig, strict: bool, parsed: ParsedInputs, inputs: 
     its configuration are unchanged (generator.incremental.snapshot); the cache's warnings and notes are
     logged, its sources never fetched only with -v (``check`` lists them). ``--strict`` reads the whole cache (the lint reads it) and refuses the same warnings
     as ``check --strict`` (check.site_warnings)."""
-    authors = load_authors(config, inputs, parsed, workers, Indexer(index) if index is not None else None)
+    indexer = Indexer(index) if index is not None else None
+    authors = load_authors(config, inputs, parsed, workers, indexer, indexer.kept if indexer is not None else None)
     try:
         warnings = _strict_warnings(config, parsed) if strict else [*authors.warnings, *domain_mismatch(config),
                                                                          *language_warning(config.root, config.language)]

@@ -163,17 +163,24 @@ def part_key(a: AuthorConfig, config: SiteConfig, inputs: Inputs, canon: Digeste
 
 
 def load_authors(config: SiteConfig, inputs: Inputs, parsed: ParsedInputs, workers: int = 1,
-                 then: Then | None = None) -> Authors:
+                 then: Then | None = None, kept: Callable[[str, bytes], AuthorPart | None] | None = None) -> Authors:
     """Every author's part: kept when its key is unchanged, else assembled from its cache files,
     which are read now (only those). With ``workers`` > 1 and many authors to make, a forked
     process makes a share of them meanwhile (``_share``). ``then``: given each part and its key
-    as it is found, gives the part the build holds (the index's: generator.index.site.Indexer)."""
+    as it is found, gives the part the build holds (the index's: generator.index.site.Indexer);
+    ``kept``: given an author's slug and key, its part as kept elsewhere (the index), if it is."""
     canon = Digester()
     keys = [part_key(a, config, inputs, canon) for a in config.authors]
     found: list[AuthorPart | None] = []
     then = then or _as_is
     try:
         for a, key in zip(config.authors, keys):
+            part = kept(a.slug, key) if kept is not None else None
+            if part is not None:   # (its entries are this build's all the same: prune keeps them)
+                parsed.mark(KIND, a.slug, key)
+                parsed.mark(RECORDS, a.slug, key)
+                found.append(part)
+                continue
             hit = parsed.lookup(KIND, a.slug, key)
             part = _taken(hit[0], config, a, key, parsed) if hit is not None else None
             found.append(then(part, key) if part is not None else None)
@@ -181,11 +188,20 @@ def load_authors(config: SiteConfig, inputs: Inputs, parsed: ParsedInputs, worke
         # The cache files of the authors made now are parsed, not kept parsed: the part made of them
         # is kept, and parsing one (1.6 ms at 100 records) is what a pickled copy would save; a cold
         # build of 1,000 authors saved 150 MB of pickles that the next build pruned unread.
-        helped = todo[len(todo) * _MAIN_SHARE // 100:] if workers > 1 and len(todo) >= _SHARE_FROM else []
-        with _share(config, [(a, key) for _, a, key in helped], parsed) as wait:
+        # Given ``kept`` (the index), helpers make all of them, one a core, and write them where
+        # ``kept`` finds them (``then`` does): the build's process makes none, so it never holds
+        # (nor leaves its memory in pieces with) the records of any.
+        share = _MAIN_SHARE if kept is None else 0
+        helped = todo[len(todo) * share // 100:] if workers > 1 and len(todo) >= _SHARE_FROM else []
+        slices = [[(a, key) for _, a, key in helped[k::workers]] for k in range(workers if kept is not None else 1)]
+        with _share(config, slices if kept is not None else [[(a, key) for _, a, key in helped]], parsed,
+                    then if kept is not None else None) as wait:
             _make(config, todo[:len(todo) - len(helped)], found, parsed, then)
             wait()
         for i, a, key in helped:   # from the helper's entries; any it did not make, here
+            found[i] = kept(a.slug, key) if kept is not None else None
+            if found[i] is not None:
+                continue
             hit = parsed.lookup(KIND, a.slug, key, count=False)
             part = _taken(hit[0], config, a, key, parsed) if hit is not None else None
             found[i] = then(part, key) if part is not None else None
@@ -300,27 +316,30 @@ def _fit(values: object, rows: tuple[tuple[Any, ...], ...]) -> bool:
 
 
 @contextlib.contextmanager
-def _share(config: SiteConfig, todo: list[tuple[AuthorConfig, bytes]], parsed: ParsedInputs) -> Iterator[Callable[[], None]]:
-    """Make and keep the parts of ``todo`` in a forked process while the caller makes its own;
-    the body calls the function it is given to wait for it. Only an accelerator: the caller
-    loads what the helper kept, and makes whatever it did not (a failed or killed helper, no
-    fork, a cache that is not written), so every error is reported by the build's process, as
-    without it. Leaving early (an error, a signal) stops the helper."""
-    # (the helper keeps each part in ``parsed`` and holds none: the caller loads them from there)
-    work = functools.partial(_make, config, [(i, a, key) for i, (a, key) in enumerate(todo)], [None] * len(todo), parsed,
-                             _none)
-    pid = fork_helper(work) if todo and parsed.write else -1
+def _share(config: SiteConfig, todos: list[list[tuple[AuthorConfig, bytes]]], parsed: ParsedInputs,
+           then: Then | None = None) -> Iterator[Callable[[], None]]:
+    """Make and keep the parts of each of ``todos`` in a forked process of its own while the
+    caller makes its own; the body calls the function it is given to wait for them. Only an
+    accelerator: the caller loads what the helpers kept, and makes whatever they did not (a
+    failed or killed helper, no fork, a cache that is not written), so every error is reported by
+    the build's process, as without them. Leaving early (an error, a signal) stops them."""
+    # (a helper keeps each part in ``parsed``, and gives it to ``then``; it holds none of
+    # them: the caller loads them from there)
+    pids = [fork_helper(functools.partial(_make, config, [(i, a, key) for i, (a, key) in enumerate(todo)],
+                                          [None] * len(todo), parsed, then or _none))
+            for todo in todos if todo and parsed.write]
 
     def wait() -> None:
-        nonlocal pid
-        if pid > 0:
-            os.waitpid(pid, 0)
-            pid = -1
+        for i, pid in enumerate(pids):
+            if pid > 0:
+                os.waitpid(pid, 0)
+                pids[i] = -1
 
     try:
         yield wait
     finally:
-        stop_helper(pid)
+        for pid in pids:
+            stop_helper(pid)
 
 
 def make_part(config: SiteConfig, a: AuthorConfig, store: Store, tax: object, contents: Digester) -> AuthorPart:

@@ -23,10 +23,10 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from generator.core.model import Record, entry_updated
 
-VERSION = 4   # the schema's, in SQLite's user_version: an index of another is made anew
+VERSION = 5   # the schema's, in SQLite's user_version: an index of another is made anew
 
 _SCHEMA = """
-CREATE TABLE authors(slug TEXT PRIMARY KEY, key BLOB NOT NULL, n INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE authors(slug TEXT PRIMARY KEY, key BLOB NOT NULL, n INTEGER NOT NULL, part BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE records(slug TEXT NOT NULL, pos INTEGER NOT NULL, key TEXT NOT NULL, y INTEGER NOT NULL,
                      p TEXT NOT NULL, u TEXT NOT NULL, content BLOB NOT NULL, blob BLOB NOT NULL,
                      PRIMARY KEY(slug, pos)) WITHOUT ROWID;
@@ -87,9 +87,15 @@ class Index:
         row = self.db.execute("SELECT n FROM authors WHERE slug = ? AND key = ?", (slug, key)).fetchone()
         return None if row is None else row[0]
 
+    def kept(self, slug: str, key: bytes) -> tuple[int, bytes] | None:
+        """(how many records, the author's part as ``put`` was given it) for the author ``slug``
+        made of ``key``, or None."""
+        return self.db.execute("SELECT n, part FROM authors WHERE slug = ? AND key = ?", (slug, key)).fetchone()
+
     def put(self, slug: str, key: bytes, records: Sequence[Record], contents: Sequence[bytes],
-            values: Iterable[tuple[Any, ...]]) -> None:
-        """The author ``slug``'s records (``values``: each one's ``values_of``), in place of what it held."""
+            values: Iterable[tuple[Any, ...]], part: bytes) -> None:
+        """The author ``slug``'s records (``values``: each one's ``values_of``), in place of what it
+        held, with the rest of its part (``part``: bytes, handed back by ``kept``)."""
         db = self.db
         _drop(db, slug)
         rows = [(slug, i, r.key, r.year or 0, r.published or "", entry_updated(r), c,
@@ -99,8 +105,9 @@ class Index:
         db.executemany("INSERT INTO subjects VALUES (?, ?, ?, ?, ?, ?)",
                        ((code, slug, i, r.key, y, p) for (_, i, _, y, p, _, _, _), r in zip(rows, records)
                         for code in r.subjects))
-        db.execute("INSERT OR REPLACE INTO authors VALUES (?, ?, ?)", (slug, key, len(records)))
+        db.execute("INSERT OR REPLACE INTO authors VALUES (?, ?, ?, ?)", (slug, key, len(records), part))
         _mark(db, slug)
+        db.commit()   # (an author at a time: a helper process writes its share meanwhile)
 
     def site(self, slugs: Sequence[str]) -> None:
         """The site's authors are ``slugs``, in order: the rows of any other author go."""
@@ -185,7 +192,7 @@ class Index:
 def _open(path: Path) -> sqlite3.Connection:
     """The index at ``path``, made (or made again, when of another schema or damaged) as needed."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    db = sqlite3.connect(path, isolation_level="DEFERRED")
+    db = sqlite3.connect(path, isolation_level="DEFERRED", timeout=600)   # (waits while another process writes)
     try:
         version = db.execute("PRAGMA user_version").fetchone()[0]
     except sqlite3.DatabaseError:   # (not an index: made anew, as the next build of any other would)

@@ -43,7 +43,7 @@ def _author(slug: str, rnd: random.Random) -> Author:
 
 
 def _put(index: Index, a: Author, generation: int) -> None:
-    index.put(a.slug, b"%d" % generation, a.records, [b"c" * 16] * len(a.records), map(values_of, a.records))
+    index.put(a.slug, b"%d" % generation, a.records, [b"c" * 16] * len(a.records), map(values_of, a.records), b"")
 
 
 def _check(index: Index, authors: list[Author], feed_size: int) -> None:
