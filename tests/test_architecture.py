@@ -401,3 +401,14 @@ def test_no_test_skips_on_a_missing_artifact() -> None:
     assert not unexplained, "skips without an explained reason in ALLOWED_SKIPS:\n" + "\n".join(unexplained)
     stale = sorted(set(ALLOWED_SKIPS) - set(found))
     assert not stale, f"ALLOWED_SKIPS lists skips that are gone: {stale}"
+
+
+def test_every_package_of_generator_is_in_the_wheel() -> None:
+    """pyproject.toml lists the packages a wheel holds: a new folder of generator/ left out of it
+    installs an authorsite that cannot import it (a site's `make site` fails, not this repo's tests)."""
+    import tomllib
+
+    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(REPO).parts) for p in (REPO / "generator").rglob("__init__.py")
+             if "__pycache__" not in p.parts}
+    assert found - listed == set()
