@@ -91,6 +91,17 @@ def make_project(tmp_path: Path, files: dict[str, str]) -> Path:
     return root
 
 
+def generated_corpus(top: Path, authors: int, records: int) -> Path:
+    """A site of ``authors`` x ``records`` made by the benchmark's corpus generator and converter
+    (bench/) under ``top``; returns the site's folder."""
+    subprocess.run([sys.executable, str(REPO / "bench" / "shared" / "make_corpus.py"), "--authors", str(authors),
+                    "--records-per-author", str(records), "--out", str(top / "neutral")], check=True,
+                   capture_output=True)
+    subprocess.run([sys.executable, str(REPO / "bench" / "convert.py"), "--corpus", str(top / "neutral"),
+                    "--out", str(top / "site")], check=True, capture_output=True, cwd=REPO)
+    return top / "site"
+
+
 def copy_demo(dest: Path) -> Path:
     """Copy the repository's demo site (site.yaml and content/) into ``dest``; return it."""
     dest.mkdir(parents=True, exist_ok=True)

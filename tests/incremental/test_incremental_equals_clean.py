@@ -195,12 +195,13 @@ def differences(root: Path, scratch: Path) -> list[str]:
     return sorted(k for k in mine.keys() | theirs.keys() if mine.get(k) != theirs.get(k))
 
 
-def run_edits(tmp: Path, names: list[str], seed: int) -> list[tuple[str, list[str]]]:
-    """Apply the edits ``names`` one after another to a fresh copy of the site, rebuilding after
-    each; returns (edit, the files that differ from a clean build) for each edit that left any."""
+def run_edits(tmp: Path, names: list[str], seed: int, site: Path = SITE) -> list[tuple[str, list[str]]]:
+    """Apply the edits ``names`` one after another to a fresh copy of the site (``site``: a copy
+    of SITE set otherwise), rebuilding after each; returns (edit, the files that differ from a
+    clean build) for each edit that left any."""
     root = tmp / "site"
     shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(SITE, root)
+    shutil.copytree(site, root)
     rnd = random.Random(seed)
     build(root, workers=1, search=False)
     stale = []

@@ -10,14 +10,12 @@ trees must be the same.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from generator.build import build
-from tests.helpers import REPO, copy_demo, run_cli
+from tests.helpers import copy_demo, generated_corpus, run_cli
 
 
 def _tree(folder: Path) -> dict[str, bytes]:
@@ -59,12 +57,7 @@ def test_no_reuse_equals_the_normal_build_on_the_demo(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def corpus_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small site made by the benchmark's corpus generator and converter (bench/)."""
-    top = tmp_path_factory.mktemp("corpus")
-    subprocess.run([sys.executable, str(REPO / "bench" / "shared" / "make_corpus.py"), "--authors", "24",
-                    "--records-per-author", "12", "--out", str(top / "neutral")], check=True, capture_output=True)
-    subprocess.run([sys.executable, str(REPO / "bench" / "convert.py"), "--corpus", str(top / "neutral"),
-                    "--out", str(top / "site")], check=True, capture_output=True, cwd=REPO)
-    return top / "site"
+    return generated_corpus(tmp_path_factory.mktemp("corpus"), 24, 12)
 
 
 def test_no_reuse_equals_the_normal_build_on_a_generated_corpus(corpus_site: Path) -> None:

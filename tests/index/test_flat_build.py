@@ -14,10 +14,7 @@ the lab's list off by default) built with two processes, over the index and in m
 from __future__ import annotations
 
 import json
-import random
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,8 +23,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from generator import pipeline
 from generator.build import build
-from tests.helpers import REPO
-from tests.incremental.test_incremental_equals_clean import EDITS, SITE, _tree, differences
+from tests.helpers import generated_corpus
+from tests.incremental.test_incremental_equals_clean import EDITS, SITE, _tree, run_edits
 
 @pytest.fixture(autouse=True)
 def _over_the_index(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -50,16 +47,8 @@ def _flat_site(dest: Path) -> Path:
 
 
 def _run(tmp: Path, names: list[str], seed: int) -> list[tuple[str, list[str]]]:
-    root = _flat_site(tmp / "site")
-    rnd = random.Random(seed)
-    build(root, workers=1, search=False)
-    assert (root / ".authorsite" / "index.sqlite").is_file(), "the site was not built over the index"
-    stale = []
-    for name in names:
-        EDITS[name](root, rnd)
-        diff = differences(root, tmp)
-        if diff:
-            stale.append((name, diff))
+    stale = run_edits(tmp / "edits", names, seed, site=_flat_site(tmp / "template"))
+    assert (tmp / "edits" / "site" / ".authorsite" / "index.sqlite").is_file(), "not built over the index"
     return stale
 
 
@@ -79,12 +68,7 @@ def test_random_edit_sequences_over_the_index(tmp_path: Path, names: list[str], 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """130 authors x 12 records made by the benchmark's generator and converter (bench/)."""
-    top = tmp_path_factory.mktemp("corpus")
-    subprocess.run([sys.executable, str(REPO / "bench" / "shared" / "make_corpus.py"), "--authors", "130",
-                    "--records-per-author", "12", "--out", str(top / "neutral")], check=True, capture_output=True)
-    subprocess.run([sys.executable, str(REPO / "bench" / "convert.py"), "--corpus", str(top / "neutral"),
-                    "--out", str(top / "site")], check=True, capture_output=True, cwd=REPO)
-    return top / "site"
+    return generated_corpus(tmp_path_factory.mktemp("corpus"), 130, 12)
 
 
 def _in_memory(root: Path, out: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
