@@ -72,3 +72,36 @@ def test_check_fails_on_a_site_over_its_hosts_limit_and_names_the_fix(tmp_path: 
     assert res.returncode != 0
     assert "over Cloudflare Pages (free plan)'s 20,000 (site.yaml host: cloudflare-pages)" in res.stderr
     assert "papers: false" in res.stderr
+
+
+def test_build_and_check_say_the_same_words_past_each_hosts_wall(tmp_path: Path) -> None:
+    """Issue 44, acceptance 4: past GitHub Pages' 1 GB (the default host) and past Cloudflare Pages'
+    20,000 files, ``check`` exits non-zero with the one message and its fix, and ``build`` warns
+    with the same words. (A sparse file stands for a gigabyte of pages: its size is what counts.)"""
+    from helpers import build, copy_demo, run_cli
+
+    root = copy_demo(tmp_path / "site")
+    (root / "static").mkdir(exist_ok=True)
+    with open(root / "static" / "big.bin", "wb") as f:   # copied into the output by the build
+        f.truncate(1_100_000_000)
+    built = run_cli("-C", root, "build", timeout=600)
+    checked = run_cli("-C", root, "check", timeout=600)
+    assert built.returncode == 0 and checked.returncode != 0
+    line = next(ln for ln in checked.stderr.splitlines() if "over GitHub Pages' 1 GB limit" in ln)
+    assert _words(line) in built.stderr
+    (root / "static" / "big.bin").unlink()
+    for n in range(20_001):
+        (root / "static" / f"{n}.txt").write_bytes(b"")
+    site = root / "site.yaml"
+    site.write_text(site.read_text("utf-8") + "host: cloudflare-pages\n", "utf-8")
+    built = run_cli("-C", root, "build", timeout=600)
+    checked = run_cli("-C", root, "check", timeout=600)
+    assert built.returncode == 0 and checked.returncode != 0
+    line = next(ln for ln in checked.stderr.splitlines() if "over Cloudflare Pages (free plan)'s 20,000" in ln)
+    assert "papers: false" in line or "papers: false" in checked.stderr
+    assert _words(line) in built.stderr
+
+
+def _words(line: str) -> str:
+    """A message without its "error: " or "warning: " (check refuses what a build warns of)."""
+    return line.removeprefix("error: ").removeprefix("warning: ")
