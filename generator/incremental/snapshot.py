@@ -191,11 +191,10 @@ def load_authors(config: SiteConfig, inputs: Inputs, parsed: ParsedInputs, worke
         # Given ``kept`` (the index), helpers make all of them, one a core, and write them where
         # ``kept`` finds them (``then`` does): the build's process makes none, so it never holds
         # (nor leaves its memory in pieces with) the records of any.
-        share = _MAIN_SHARE if kept is None else 0
+        share, helpers = (_MAIN_SHARE, 1) if kept is None else (0, workers)
         helped = todo[len(todo) * share // 100:] if workers > 1 and len(todo) >= _SHARE_FROM else []
-        slices = [[(a, key) for _, a, key in helped[k::workers]] for k in range(workers if kept is not None else 1)]
-        with _share(config, slices if kept is not None else [[(a, key) for _, a, key in helped]], parsed,
-                    then if kept is not None else None) as wait:
+        slices = [[(a, key) for _, a, key in helped[k::helpers]] for k in range(helpers)]
+        with _share(config, slices, parsed, then if kept is not None else None) as wait:
             _make(config, todo[:len(todo) - len(helped)], found, parsed, then)
             wait()
         for i, a, key in helped:   # from the helper's entries; any it did not make, here

@@ -82,11 +82,6 @@ class Index:
 
     # -- writing (the build's process, before the plan) --
 
-    def holds(self, slug: str, key: bytes) -> int | None:
-        """How many records the index holds for the author ``slug`` made of ``key``, or None."""
-        row = self.db.execute("SELECT n FROM authors WHERE slug = ? AND key = ?", (slug, key)).fetchone()
-        return None if row is None else row[0]
-
     def kept(self, slug: str, key: bytes) -> tuple[int, bytes] | None:
         """(how many records, the author's part as ``put`` was given it) for the author ``slug``
         made of ``key``, or None."""

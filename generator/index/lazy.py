@@ -33,7 +33,7 @@ _WHO: dict[tuple[str, str], tuple[str, ...]] = {}
 
 def author_records(index: Index, slug: str) -> tuple[Record, ...]:
     """Every record of the author, made from the index (the last few authors' kept loaded)."""
-    key = (str(index.path), slug)
+    key = (index.name, slug)
     found = _LOADED.get(key)
     if found is None:
         found = _LOADED[key] = tuple(record(pickle.loads(b)) for b in index.records(slug))
@@ -49,10 +49,10 @@ def author_records(index: Index, slug: str) -> tuple[Record, ...]:
 def one_record(index: Index, slug: str, pos: int, blob: bytes | None = None) -> Record:
     """One record of the author: from its loaded records when they are, else alone (``blob``:
     its pickled ``values_of``, when read already)."""
-    whole = _LOADED.get((str(index.path), slug))
+    whole = _LOADED.get((index.name, slug))
     if whole is not None:
         return whole[pos]
-    key = (str(index.path), slug, pos)
+    key = (index.name, slug, pos)
     found = _ONE.get(key)
     if found is None:
         found = _ONE[key] = record(pickle.loads(blob if blob is not None else index.record(slug, pos)))
@@ -129,32 +129,38 @@ class Lazy(Sequence[Record]):
         return b"".join(digests(index, slug)[16 * pos:16 * pos + 16] for slug, pos in self.rows())
 
 
-class AuthorRecords(Lazy):
-    """The records ``start`` to ``stop`` of the author ``slug`` (an author's ``records``, its feed's)."""
+class _Span(Lazy):
+    """The records ``start`` to ``stop`` of a run the index keeps in order under ``name``."""
 
-    __slots__ = ("slug", "start", "stop")
+    __slots__ = ("name", "start", "stop")
 
-    def __init__(self, index: Index, slug: str, start: int, stop: int) -> None:
-        self.index, self.slug, self.start, self.stop = index, slug, start, stop
+    def __init__(self, index: Index, name: str, start: int, stop: int) -> None:
+        self.index, self.name, self.start, self.stop = index, name, start, stop
 
     def __len__(self) -> int:
         return self.stop - self.start
 
+    def _slice(self, start: int, stop: int) -> Sequence[Record]:
+        return type(self)(self.index, self.name, self.start + start, self.start + stop)
+
+
+class AuthorRecords(_Span):
+    """The records ``start`` to ``stop`` of the author ``name`` (an author's ``records``, its feed's)."""
+
+    __slots__ = ()
+
     def rows(self) -> Sequence[Row]:
-        return [(self.slug, pos) for pos in range(self.start, self.stop)]
+        return [(self.name, pos) for pos in range(self.start, self.stop)]
 
     def _load(self) -> tuple[Record, ...]:
-        whole = author_records(self.index, self.slug)
+        whole = author_records(self.index, self.name)
         return whole if (self.start, self.stop) == (0, len(whole)) else whole[self.start:self.stop]
 
-    def _slice(self, start: int, stop: int) -> Sequence[Record]:
-        return AuthorRecords(self.index, self.slug, self.start + start, self.start + stop)
-
     def joined(self, digests: Callable[[Index, str], bytes]) -> bytes:
-        return digests(self.index, self.slug)[16 * self.start:16 * self.stop]
+        return digests(self.index, self.name)[16 * self.start:16 * self.stop]
 
     def column(self, what: str) -> list[Any]:
-        return self.index.span(what, self.slug, self.start, self.stop)
+        return self.index.span(what, self.name, self.start, self.stop)
 
 
 class RowRecords(Lazy):
@@ -178,30 +184,21 @@ class RowRecords(Lazy):
         return RowRecords(self.index, self._rows[start:stop])
 
 
-class SubjectRecords(Lazy):
-    """The records ``start`` to ``stop`` listed in the subject ``code`` (``Index.order``)."""
+class SubjectRecords(_Span):
+    """The records ``start`` to ``stop`` listed in the subject ``name`` (orders.derive)."""
 
-    __slots__ = ("code", "start", "stop")
-
-    def __init__(self, index: Index, code: str, start: int, stop: int) -> None:
-        self.index, self.code, self.start, self.stop = index, code, start, stop
-
-    def __len__(self) -> int:
-        return self.stop - self.start
+    __slots__ = ()
 
     def rows(self) -> Sequence[Row]:
-        return self.index.subject_rows(self.code, self.start, self.stop)
+        return self.index.subject_rows(self.name, self.start, self.stop)
 
     def _load(self) -> tuple[Record, ...]:
         index = self.index
         return tuple(one_record(index, slug, pos, blob) for slug, pos, blob in
-                     index.subject_blobs(self.code, self.start, self.stop))
-
-    def _slice(self, start: int, stop: int) -> Sequence[Record]:
-        return SubjectRecords(self.index, self.code, self.start + start, self.start + stop)
+                     index.subject_blobs(self.name, self.start, self.stop))
 
     def column(self, what: str) -> list[Any]:
-        return self.index.listed_span("r." + what, self.code, self.start, self.stop)
+        return self.index.listed_span("r." + what, self.name, self.start, self.stop)
 
 
 class Listed(Mapping[str, tuple[str, ...]]):
@@ -212,7 +209,7 @@ class Listed(Mapping[str, tuple[str, ...]]):
         self.index = index
 
     def __getitem__(self, key: str) -> tuple[str, ...]:
-        found = _WHO.get((str(self.index.path), key))
+        found = _WHO.get((self.index.name, key))
         if found is None:
             found = self.index.listed(key)
             if not found:
@@ -228,7 +225,7 @@ class Listed(Mapping[str, tuple[str, ...]]):
 
 
 def _remember(index: Index, key: str, who: tuple[str, ...]) -> None:
-    _WHO[(str(index.path), key)] = who
+    _WHO[(index.name, key)] = who
     if len(_WHO) > _KEEP_WHO:
         del _WHO[next(iter(_WHO))]
 

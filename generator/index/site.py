@@ -34,17 +34,15 @@ class Indexer:
 
     def __init__(self, index: Index) -> None:
         self.index = index
-        self.written = 0   # authors whose records were written (the others' rows were held)
 
     def __call__(self, part: Any, key: bytes) -> Any:  # noqa: ANN401   (an AuthorPart)
         a = part.author
         where = {id(r): i for i, r in enumerate(a.records)}
         pinned = tuple(where[id(r)] for r in a.pinned)   # (assemble_author pins the author's own records)
-        if self.index.holds(a.slug, key) != len(a.records):
-            bare = dataclasses.replace(part, author=dataclasses.replace(a, records=(), pinned=()), contents=())
-            self.index.put(a.slug, key, a.records, part.contents, map(values_of, a.records),
-                           pickle.dumps((bare, pinned), protocol=pickle.HIGHEST_PROTOCOL))
-            self.written += 1
+        # (an author the index holds already comes from ``kept``, never here)
+        bare = dataclasses.replace(part, author=dataclasses.replace(a, records=(), pinned=()), contents=())
+        self.index.put(a.slug, key, a.records, part.contents, map(values_of, a.records),
+                       pickle.dumps((bare, pinned), protocol=pickle.HIGHEST_PROTOCOL))
         hollow.forget([a.records])
         return self._lazy(part, len(a.records), pinned)
 
