@@ -7,14 +7,16 @@ import functools
 import logging
 import shutil
 import zlib
+from array import array
+from collections import defaultdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Collection, Iterator, Mapping, Sequence
 
 from generator.incremental import search_patch
 from generator.core.model import Author, Record, SiteModel
 from generator.render import search_tokens
-from generator.render.search_docs import TermDoc, date_of, in_order, page_key, term_documents
-from generator.incremental.search_patch import Doc, Last, New, Stale, meta_digest
+from generator.render.search_docs import TermDoc, page_key, paper_order, term_documents
+from generator.incremental.search_patch import Doc, KeyList, Last, New, Stale, meta_digest
 
 if TYPE_CHECKING:
     from generator.render.digest import Digester
@@ -68,18 +70,22 @@ class Kept:
     def bucket(cls, slug: str) -> int:
         return zlib.crc32(slug.encode()) % cls.BUCKETS
 
-    def documents(self, site: SiteModel, records: Mapping[str, Sequence[Record]]) -> list[TermDoc]:
-        """Every author's documents, in site order: the last build's where its key is unchanged."""
-        kept: list[dict[str, tuple[bytes, list[TermDoc]]]] = [{} for _ in range(self.BUCKETS)]
-        out: list[TermDoc] = []
+    def stream(self, site: SiteModel, records: Mapping[str, Sequence[Record]]) -> Iterator[TermDoc]:
+        """Every author's documents, the last build's where its key is unchanged: a bucket at a
+        time, each written again when one of its authors changed and let go before the next (the
+        documents of a whole site are not held at once: generator.render.search_runs sorts them)."""
+        by_bucket: defaultdict[int, list[Author]] = defaultdict(list)
         for a in site.authors:
-            n = self.bucket(a.slug)
-            kept[n][a.slug] = found = self._documents(site, records, a, self._bucket(n))
-            out += found[1]
+            by_bucket[self.bucket(a.slug)].append(a)
         for n in range(self.BUCKETS):
-            if kept[n] != self._bucket(n):
-                self.parsed.put(self.KIND, str(n), b"", kept[n])
-        return out
+            old = self._buckets.pop(n, None) or self._read(n)
+            made: dict[str, object] = {}
+            for a in by_bucket.pop(n, ()):
+                made[a.slug] = found = self._documents(site, records, a, old)
+                yield from found[1]
+            if made != old:
+                self.parsed.put(self.KIND, str(n), b"", made)
+            del old, made
 
     def of(self, site: SiteModel, records: Mapping[str, Sequence[Record]], slugs: Collection[str]) -> list[TermDoc]:
         """``documents`` of the authors ``slugs`` only: their buckets alone are read (and written
@@ -104,9 +110,12 @@ class Kept:
 
     def _bucket(self, n: int) -> dict[str, object]:
         if n not in self._buckets:
-            hit = self.parsed.lookup(self.KIND, str(n), b"")
-            self._buckets[n] = hit[0] if hit is not None and isinstance(hit[0], dict) else {}  # type: ignore[assignment]
+            self._buckets[n] = self._read(n)
         return self._buckets[n]
+
+    def _read(self, n: int) -> dict[str, object]:
+        hit = self.parsed.lookup(self.KIND, str(n), b"")
+        return hit[0] if hit is not None and isinstance(hit[0], dict) else {}  # type: ignore[return-value]
 
     def patch(self, site: SiteModel, records: Mapping[str, Sequence[Record]], pages: Sequence[Doc],
               folder: Path, old: Path) -> int | None:
@@ -119,14 +128,13 @@ class Kept:
             if hit is None or not isinstance(hit[0], Last):
                 raise Stale("no last index kept")
             last: Last = hit[0]
-            order = in_order([(date_of(r), r.key, a.slug) for a in site.authors for r in records[a.slug]])
-            keys = [page_key(row) for _, row in pages] + [key for _, key, _ in order]
+            keys, owners = _order(site, records, pages)
             p = search_patch.prefix(last.keys, keys)
             slugs = {s for s in self.keys if self.keys[s] != last.authors.get(s)}
             # before reading any: with the changed authors' papers (all of them when the tokenizer
             # or search.abstracts changed, which writes the index anew at once)
             search_patch.check_moved(len(last.keys) - p + len(keys) - p + sum(len(records[s]) for s in slugs), len(keys))
-            slugs.update(slug for _, _, slug in order[max(p - len(pages), 0):])
+            slugs.update(site.authors[i].slug for i in owners[max(p - len(pages), 0):])
             changed = self._changed(last)
             docs = dict(map(_keyed, self.of(site, records, slugs)))
             new = New(keys, functools.partial(_doc, pages, docs, keys))
@@ -153,8 +161,20 @@ class Kept:
 
     def keep(self, folder: Path, keys: Sequence[str], pages: Sequence[Doc]) -> None:
         """Keep what the next build patches from: the index just written into ``folder``."""
-        last = Last(meta_digest(folder), tuple(keys), dict(self.keys), dict(zip(keys, pages)))
+        held = keys if isinstance(keys, KeyList) else KeyList(keys)
+        last = Last(meta_digest(folder), held, dict(self.keys), dict(zip(held, pages)))
         self.parsed.put(self.LAST, "", b"", last)
+
+
+def _order(site: SiteModel, records: Mapping[str, Sequence[Record]], pages: Sequence[Doc]) -> tuple[KeyList, array[int]]:
+    """Every document's key in id order (the free pages', then the papers' in ``paper_order``), and
+    of each paper the place in site order of the author it is indexed under."""
+    keys, owners = KeyList(page_key(row) for _, row in pages), array("I")
+    place = {a.slug: i for i, a in enumerate(site.authors)}
+    for _, key, slug in paper_order(site, records):
+        keys.append(key)
+        owners.append(place[slug])
+    return keys, owners
 
 
 def _doc(pages: Sequence[Doc], docs: Mapping[str, Doc], keys: Sequence[str], i: int) -> Doc:

@@ -176,6 +176,17 @@ class Index:
             f"SELECT {what} FROM listing l JOIN records r ON r.slug = l.slug AND r.pos = l.pos "
             "WHERE l.code = ? AND l.rank >= ? AND l.rank < ? ORDER BY l.rank", (code, start, stop))]
 
+    def papers(self) -> Iterator[tuple[str, str, str]]:
+        """(date, key, author slug) of each record under the first author who lists it (the search
+        index's papers: render.search_docs.indexed_records), oldest first, then by key from the
+        last (search_runs.in_order; SQLite orders text as Python does, by code point). The date is
+        search_docs.date_of's: the record's first date, else its year."""
+        return iter(self.db.execute(
+            "SELECT CASE WHEN r.p != '' THEN r.p WHEN r.y != 0 THEN printf('%04d', r.y) ELSE '' END AS d, "
+            "r.key, r.slug FROM records r JOIN listed l ON l.key = r.key JOIN temp.site s ON s.slug = r.slug "
+            "WHERE l.who = r.slug OR substr(l.who, 1, length(r.slug) + 1) = r.slug || char(10) "
+            "ORDER BY d, r.key DESC"))
+
     def not_first(self) -> Iterator[Row]:
         """(slug, pos) of each record listed by another author before its own, in site order."""
         return iter(self.db.execute(

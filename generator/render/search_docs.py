@@ -7,8 +7,8 @@ import html
 import operator
 import re
 from itertools import compress, repeat
-from operator import attrgetter, itemgetter
-from typing import Any, Mapping, Sequence
+from operator import attrgetter
+from typing import Any, Iterable, Mapping, Sequence
 
 from generator.core import routes
 from generator.assemble.byline import shown_names
@@ -16,6 +16,7 @@ from generator.core.latex import tex_to_text
 from generator.core.model import Author, Page, Record, SiteModel
 from generator.assemble.papers import key_of
 from generator.render.search_index import term_sets
+from generator.render.search_runs import in_order
 from generator.index.lazy import Listed
 from generator.index.site import indexed_rows
 
@@ -36,6 +37,14 @@ def indexed_records(site: SiteModel) -> dict[str, tuple[Record, ...]]:
         own = list(map(operator.eq, map(first.get, map(_KEY, a.records), repeat(a.slug)), repeat(a.slug)))
         out[a.slug] = a.records if all(own) else tuple(compress(a.records, own))
     return out
+
+
+def paper_order(site: SiteModel, records: Mapping[str, Sequence[Record]]) -> Iterable[tuple[str, str, str]]:
+    """(date, key, author slug) of each paper ``records`` holds (``indexed_records``), in the
+    search index's order (``in_order``); asked of the index when the site is in it, none loaded."""
+    if isinstance(site.record_authors, Listed):
+        return site.record_authors.index.papers()
+    return in_order([(date_of(r), r.key, a.slug) for a in site.authors for r in records[a.slug]])
 
 
 def document_text(r: Record, shown: int = 10, people: Mapping[str, str] | None = None,
@@ -79,16 +88,6 @@ def author_documents(site: SiteModel, a: Author, records: Sequence[Record]) -> l
         # name finds it, although no byline shows it.
         out.append((date_of(r), r.key, title, f"{names or by} {ids}", row))
     return out
-
-
-def in_order(docs: list[Any]) -> list[Any]:
-    """Papers oldest first (date, then key from the last): the document ids after the free pages'.
-    A new paper is most often the newest, so it takes the next id and the others keep theirs
-    (generator.incremental.search_patch); search.js ranks the higher id first among equal scores, that is
-    the newest paper, then the one of the first key, as before."""
-    docs.sort(key=itemgetter(1), reverse=True)
-    docs.sort(key=itemgetter(0))   # stable: the key breaks ties
-    return docs
 
 
 def page_docs(site: SiteModel) -> list[tuple[tuple[str, str], tuple[str, ...]]]:

@@ -43,9 +43,11 @@ import shutil
 import sys
 from collections import defaultdict
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import orjson
+
+from generator.render.search_runs import Postings
 
 from generator.render.search_tokens import tokens
 
@@ -119,8 +121,10 @@ class Packer:
     ``SHARD_BYTES`` (one entry alone may be more). One home for the rule, which the rebuild's
     patch (generator.incremental.search_patch) replays from a shard of the last index."""
 
-    def __init__(self) -> None:
-        self.out: list[tuple[str, bytes]] = []
+    def __init__(self, sink: Callable[[bytes], None] | None = None) -> None:
+        self.out: list[tuple[str, bytes]] = []   # (first term, JSON) of each shard cut, unless ``sink`` takes it
+        self.firsts: list[str] = []
+        self.sink = sink
         self.entries: list[bytes] = []
         self.first, self.size = "", 0
 
@@ -137,7 +141,12 @@ class Packer:
 
     def flush(self) -> None:
         if self.entries:
-            self.out.append((self.first, b"{" + b",".join(self.entries) + b"}"))
+            data = b"{" + b",".join(self.entries) + b"}"
+            self.firsts.append(self.first)
+            if self.sink is not None:
+                self.sink(data)
+            else:
+                self.out.append((self.first, data))
             self.entries, self.size = [], 0
 
 
@@ -157,13 +166,47 @@ def write_index(folder: Path, texts: Sequence[tuple[str, str]], rows: Sequence[S
     return write_terms(folder, [term_sets(title, other) for title, other in texts], rows)
 
 
-def write_terms(folder: Path, terms: Sequence[tuple[Iterable[str], Iterable[str]]],
-                rows: Sequence[Sequence[str]]) -> int:
+def write_terms(folder: Path, terms: Iterable[tuple[Iterable[str], Iterable[str]]],
+                rows: Iterable[Sequence[str]]) -> int:
     """``write_index`` of the documents' ``term_sets`` (made before, or kept from the last build)."""
-    assert len(terms) == len(rows)
-    shard_files = shards(postings_of(terms))
-    chunks = [chunk(rows, n) for n in range(0, len(rows), CHUNK)]
-    return write_files(folder, len(rows), [first for first, _ in shard_files], [d for _, d in shard_files], chunks)
+    return write_docs(folder, zip(terms, rows, strict=True))
+
+
+def write_docs(folder: Path, docs: Iterable[tuple[tuple[Iterable[str], Iterable[str]], Sequence[str]]],
+               tmp: Path | None = None) -> int:
+    """``write_terms`` of the documents (``term_sets``, result row), in id order. Written as they come: each chunk once its rows are in, the postings in runs
+    (generator.render.search_runs, their files in ``tmp``), each shard once it is cut, ``meta.json``
+    last: the files ``write_files`` writes of ``shards`` and ``chunk`` of them all, in bounded memory."""
+    folder.mkdir(parents=True)
+    chunks, shard_files = _Files(folder / "d"), _Files(folder / "t")
+    postings, pending, count = Postings(order, tmp), [], 0
+    for count, (t, row) in enumerate(docs, 1):
+        postings.add(count - 1, t)
+        pending.append(list(row))
+        if len(pending) == CHUNK:
+            chunks.add(_dumps(pending))
+            pending = []
+    if pending:
+        chunks.add(_dumps(pending))
+    packer = Packer(shard_files.add)
+    for term, title, other in postings.sorted():
+        packer.add(term, entry(term, title, other))
+    packer.flush()
+    return _write_meta(folder, count, packer.firsts, shard_files.names, chunks.names) + chunks.size + shard_files.size
+
+
+class _Files:
+    """The files of one kind of an index being written, each ``N-<digest>.json`` as it comes."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir()
+        self.folder, self.names, self.size = folder, list[str](), 0
+
+    def add(self, data: bytes) -> None:
+        name = file_name(len(self.names), data)
+        (self.folder / f"{name}.json").write_bytes(data)
+        self.names.append(name)
+        self.size += len(data)
 
 
 def chunk(rows: Sequence[Sequence[str]], start: int) -> bytes:
@@ -185,12 +228,17 @@ def write_files(folder: Path, docs: int, firsts: Sequence[str], shard_files: Seq
     the chunks, each its bytes or the name of the file under ``last`` (the last index's folder)
     that holds them, linked; return the bytes written anew."""
     folder.mkdir(parents=True)
-    names = {"t": _write_all(folder / "t", shard_files, last), "d": _write_all(folder / "d", chunks, last)}
-    meta = {"version": FORMAT, "docs": docs, "chunk": CHUNK, "words": MAX_SHARDS_PER_WORD,
-            "shards": list(firsts), **names}
-    meta_bytes = _dumps(meta)
-    (folder / "meta.json").write_bytes(meta_bytes)
-    return len(meta_bytes) + sum(len(data) for data in (*shard_files, *chunks) if isinstance(data, bytes))
+    meta = _write_meta(folder, docs, firsts, _write_all(folder / "t", shard_files, last),
+                       _write_all(folder / "d", chunks, last))
+    return meta + sum(len(data) for data in (*shard_files, *chunks) if isinstance(data, bytes))
+
+
+def _write_meta(folder: Path, docs: int, firsts: Sequence[str], shards: list[str], chunks: list[str]) -> int:
+    """Write the index's ``meta.json`` (its files' names, without ``.json``); return its size."""
+    meta = _dumps({"version": FORMAT, "docs": docs, "chunk": CHUNK, "words": MAX_SHARDS_PER_WORD,
+                   "shards": list(firsts), "t": shards, "d": chunks})
+    (folder / "meta.json").write_bytes(meta)
+    return len(meta)
 
 
 def _write_all(folder: Path, files: Sequence[bytes | str], last: Path | None) -> list[str]:

@@ -33,15 +33,17 @@ from __future__ import annotations
 import functools
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Sequence
 
 from generator.core import routes
 from generator.core.model import Record, SiteModel
 from generator.write.parallel import run_tasks
-from generator.render.search_docs import (document_text, documents, in_order, indexed_records, page_docs, page_key,
-                                   term_documents)
-from generator.render.search_index import term_sets, write_terms
+from generator.render.search_docs import (TermDoc, document_text, documents, indexed_records, page_docs, page_key,
+                                          term_documents)
+from generator.render.search_index import term_sets, write_docs
+from generator.render.search_runs import ordered
 from generator.incremental.search_kept import Kept
+from generator.incremental.search_patch import Doc, KeyList
 from generator.render.tasks import FolderTask
 
 if TYPE_CHECKING:
@@ -60,7 +62,8 @@ _WEIGHT_PER_RECORD = 3
 def _fill(site: SiteModel, records: Mapping[str, Sequence[Record]], kept: Kept | None, out: Path | None,
           staging: Path) -> int:
     """Write the index of ``records`` (``indexed_records``) into ``staging``: patched from the
-    last build's in ``out`` (the output folder) when it can be (generator.incremental.search_patch), else anew."""
+    last build's in ``out`` (the output folder) when it can be (generator.incremental.search_patch),
+    else anew, its documents and postings made in runs (generator.render.search_runs)."""
     folder = staging / routes.search_index().path
     pages = [(term_sets(*t), row) for t, row in page_docs(site)]
     if kept is not None and out is not None:
@@ -68,15 +71,22 @@ def _fill(site: SiteModel, records: Mapping[str, Sequence[Record]], kept: Kept |
         if written is not None:
             log.debug("search index: patched, %d bytes written", written)
             return written
-    papers = in_order(kept.documents(site, records) if kept is not None else
-                      [d for a in site.authors for d in term_documents(site, a, records[a.slug])])
-    keys = [page_key(row) for _, row in pages] + [d[1] for d in papers]
-    written = write_terms(folder, [t for t, _ in pages] + [(d[2], d[3]) for d in papers],
-                          [row for _, row in pages] + [d[4] for d in papers])
+    papers = ordered(kept.stream(site, records) if kept is not None else
+                     (d for a in site.authors for d in term_documents(site, a, records[a.slug])), staging)
+    keys = KeyList(page_key(row) for _, row in pages)
+    written = write_docs(folder, _numbered(pages, papers, keys), tmp=staging)
     if kept is not None:
         kept.keep(folder, keys, pages)
     log.debug("search index: %d documents, %d bytes", len(keys), written)
     return written
+
+
+def _numbered(pages: Sequence[Doc], papers: Iterable[TermDoc], keys: KeyList) -> Iterator[Doc]:
+    """The documents in id order, the free pages' then the papers', each paper's key added to ``keys``."""
+    yield from pages
+    for d in papers:
+        keys.append(d[1])
+        yield (d[2], d[3]), d[4]
 
 
 def search_tasks(site: SiteModel, digester: Digester | None = None, parsed: ParsedInputs | None = None,

@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from generator import pipeline
 from generator.build import build
+from generator.render import search_runs
 from tests.helpers import generated_corpus
 from tests.incremental.test_incremental_equals_clean import EDITS, SITE, _tree, run_edits
 
@@ -74,12 +75,18 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _in_memory(root: Path, out: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
     with monkeypatch.context() as m:
         m.setattr(pipeline, "FLAT", False)
+        m.setattr(search_runs, "DOCS", 10**9)
+        m.setattr(search_runs, "RUN", 10**9)
         build(root, out_dir=out, workers=2, reuse=False)
     return _tree(out)
 
 
 def test_the_index_writes_the_bytes_of_a_build_in_memory(corpus: Path, tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The build over the index makes its search index in runs of a few hundred documents and
+    postings (generator.render.search_runs): the bytes of the index made at once, in memory."""
+    monkeypatch.setattr(search_runs, "DOCS", 150)
+    monkeypatch.setattr(search_runs, "RUN", 2000)
     build(corpus, workers=2)
     assert (corpus / ".authorsite" / "index.sqlite").is_file()
     assert _tree(corpus / "output") == _in_memory(corpus, tmp_path / "memory", monkeypatch)
@@ -91,4 +98,7 @@ def test_the_index_writes_the_bytes_of_a_build_in_memory(corpus: Path, tmp_path:
         path.write_text(json.dumps(doc, indent=1), "utf-8")
     sorted((corpus / "content" / "authors").glob("*.yaml"))[5].unlink()   # an author removed
     build(corpus, workers=2)
-    assert _tree(corpus / "output") == _in_memory(corpus, tmp_path / "memory2", monkeypatch)
+    expected = _in_memory(corpus, tmp_path / "memory2", monkeypatch)
+    assert _tree(corpus / "output") == expected
+    build(corpus, workers=2, reuse=False)   # (the search index written anew, in runs)
+    assert _tree(corpus / "output") == expected

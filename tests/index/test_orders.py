@@ -22,10 +22,14 @@ from generator.incremental.values import values_of
 from generator.index.db import Index
 from generator.index.lazy import forget
 from generator.index.site import indexed_rows, site_orders
+from generator.render.search_docs import date_of
+from generator.render.search_runs import in_order
 
 TAX = load_taxonomy()
 CODES = ("cs.DB", "cs.LG", "stat.ML", "math.PR", "not.a-code")
-KEYS = tuple(f"arxiv:2401.{i:05d}" for i in range(12))
+# (and keys a byte order would sort otherwise than Python's strings: the search index's papers)
+KEYS = tuple(f"arxiv:2401.{i:05d}" for i in range(12)) + ("doi:10.1/e", "doi:10.1/\u00e9", "doi:10.1/\U0001d400",
+                                                          "doi:10.1/\uff21")
 
 
 def _record(rnd: random.Random) -> Record:
@@ -61,6 +65,8 @@ def _check(index: Index, authors: list[Author], feed_size: int) -> None:
     got_own = indexed_rows(index, authors)
     for a in authors:
         assert [r.key for r in got_own[a.slug]] == [r.key for r in a.records if first[r.key] == a.slug]
+    papers = in_order([(date_of(r), r.key, a.slug) for a in authors for r in a.records if first[r.key] == a.slug])
+    assert list(index.papers()) == papers
     forget()
 
 
