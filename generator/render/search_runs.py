@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import IO, Any, Callable, Iterable, Iterator, Sequence
 
 RUN = 1_000_000   # postings held before the run is written out (about 40 MB as lists of integers)
-DOCS = 100_000    # documents held before they are written out, sorted (about 1 KB each with their terms)
-_BLOCK = 1024     # items pickled together in a run's file (what a merge holds of each run)
+DOCS = 50_000     # documents held before they are written out, sorted (about 1.3 KB each with their terms)
+_BLOCK = 1024     # documents, or postings, pickled together in a run's file (what a merge holds of each run)
 
 Entry = tuple[str, list[int], list[int]]   # a term, the documents with it in the title, in their other text
 
@@ -110,7 +110,7 @@ class Postings:
             n += 1
         self.held += n
         if self.held >= self.run:
-            self.runs.append(_spill(self._entries(), self.tmp))
+            self.runs.append(_spill(self._entries(), self.tmp, _postings))
             self.titles, self.others, self.held = defaultdict(list), defaultdict(list), 0
 
     def sorted(self) -> Iterator[Entry]:
@@ -119,7 +119,7 @@ class Postings:
             yield from self._entries()
             return
         if self.held:
-            self.runs.append(_spill(self._entries(), self.tmp))
+            self.runs.append(_spill(self._entries(), self.tmp, _postings))
             self.titles, self.others, self.held = defaultdict(list), defaultdict(list), 0
         order = self.order
         try:
@@ -142,13 +142,26 @@ class Postings:
         return [(t, self.titles.get(t, none), self.others.get(t, none)) for t in terms]
 
 
-def _spill(items: list[Any], tmp: Path | None) -> IO[bytes]:
-    """``items`` written to a temporary file in ``tmp``, a block at a time, read back by ``_read``."""
+def _spill(items: list[Any], tmp: Path | None, size: Callable[[Any], int] = lambda _: 1) -> IO[bytes]:
+    """``items`` written to a temporary file in ``tmp`` in blocks of ``_BLOCK`` at most (by
+    ``size``: a term's postings count, each), read back by ``_read`` a block at a time."""
     f = tempfile.TemporaryFile(prefix="authorsite-search-", dir=tmp)
-    for start in range(0, len(items), _BLOCK):
-        pickle.dump(items[start:start + _BLOCK], f, protocol=pickle.HIGHEST_PROTOCOL)
+    block: list[Any] = []
+    held = 0
+    for item in items:
+        block.append(item)
+        held += size(item)
+        if held >= _BLOCK:
+            pickle.dump(block, f, protocol=pickle.HIGHEST_PROTOCOL)
+            block, held = [], 0
+    if block:
+        pickle.dump(block, f, protocol=pickle.HIGHEST_PROTOCOL)
     f.seek(0)
     return f
+
+
+def _postings(e: Entry) -> int:
+    return len(e[1]) + len(e[2]) + 1
 
 
 def _read(f: IO[bytes]) -> Iterator[Any]:
