@@ -23,7 +23,7 @@ from generator.incremental import hollow
 from generator.incremental.values import values_of
 from generator.index import orders
 from generator.index.db import Index
-from generator.index.lazy import AuthorRecords, Listed, RowRecords, SubjectRecords, one_record
+from generator.index.lazy import AuthorRecords, AuthorRows, Listed, RowRecords, SubjectRecords, one_record
 
 if TYPE_CHECKING:
     from generator.core.taxonomy import Taxonomy
@@ -94,5 +94,5 @@ def indexed_rows(index: Index, authors: Sequence[Any]) -> dict[str, Sequence[Rec
     for a in authors:
         skip = others.get(a.slug)
         out[a.slug] = a.records if not skip else \
-            RowRecords(index, [(a.slug, pos) for pos in range(len(a.records)) if pos not in skip])
+            RowRecords(index, AuthorRows(a.slug, (pos for pos in range(len(a.records)) if pos not in skip)))
     return out
