@@ -167,6 +167,8 @@ def load(index: Index, root: Path) -> tuple[int, tuple[Announcement, ...]]:
     if held is not None and digest is not None and held[0] == digest:
         return held[1], held[2]
     db.execute("DELETE FROM meta WHERE name = 'feeds'")
+    db.execute("DELETE FROM feed_known")
+    db.execute("DELETE FROM feed_ids")
     seq, announced = (0, ()) if digest is None else _import(db, path, root)
     if digest is not None:
         db.execute("INSERT INTO meta VALUES ('feeds', ?)",
@@ -194,9 +196,7 @@ def _digest(path: Path) -> bytes:
 
 def _import(db: sqlite3.Connection, path: Path, root: Path) -> tuple[int, tuple[Announcement, ...]]:
     """The file's memory into the tables, a batch of keys at a time; as ``feed_ids.read`` reads it
-    (whole) when it is not laid out as ``feed_ids.chunks`` writes it."""
-    db.execute("DELETE FROM feed_known")
-    db.execute("DELETE FROM feed_ids")
+    (whole) when it is not laid out as ``feed_ids.chunks`` writes it. The tables are empty."""
     try:
         got = _stream(db, path)
     except (ValueError, SiteError, StopIteration):
