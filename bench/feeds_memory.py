@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Issue 42: the memory of the feeds' step alone (the entry ids and announcements), over the index,
+in this process: today's resolve in memory (``feed_ids.resolve(feed_ids.read(root), authors)``,
+each author's records loaded from the index) beside the index's (generator.index.feeds).
+
+  python bench/feeds_memory.py SITE     (a site built once over the index: pipeline.FLAT)
+
+Prints each one's tracemalloc peak (what Python allocated during the step, above what it held
+before) and seconds (under tracemalloc, so slower than in a build): cold (no feed-ids.json),
+warm with the file imported into the index (its bytes not the ones the index holds), and warm
+with the index holding them (a rebuild after a build that wrote it). Both answers are checked equal.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any, Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from generator import pipeline  # noqa: E402
+from generator.assemble import feed_ids  # noqa: E402
+from generator.core.taxonomy import load_taxonomy  # noqa: E402
+from generator.incremental.inputs import read_inputs  # noqa: E402
+from generator.incremental.parsed import ParsedInputs  # noqa: E402
+from generator.index import feeds, lazy  # noqa: E402
+from generator.index.site import site_orders  # noqa: E402
+
+
+def measure(label: str, step: Callable[[], Any]) -> Any:  # noqa: ANN401
+    lazy.forget()
+    gc.collect()
+    tracemalloc.start()
+    start = time.perf_counter()
+    out = step()
+    seconds = time.perf_counter() - start
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    print(f"{label:<40} peak {peak / 1e6:8.1f} MB  {seconds:6.2f} s")
+    return out
+
+
+def main(root: Path) -> None:
+    pipeline.FLAT = True
+    parsed = ParsedInputs(root)
+    inputs = read_inputs(root, {"base_url": None, "search": True})
+    config = pipeline.load_config(root, None, parsed)
+    index = pipeline._index(config, None)
+    assert index is not None, "not a site built over the index"
+    authors, _ = pipeline._read_cache(config, False, parsed, inputs, 1, index)
+    site_orders(index, [a.slug for a in config.authors], load_taxonomy(), config.feed_size)
+    n = sum(len(a.records) for a in authors.authors)
+    print(f"{len(authors.authors)} authors, {n} records")
+    path = root / feed_ids.MEMORY
+    path.unlink(missing_ok=True)
+    in_memory = lambda: feed_ids.resolve(feed_ids.read(root), authors.authors)  # noqa: E731
+    over_index = lambda: feeds.resolve(index, root)  # noqa: E731
+    old = measure("cold, in memory (today)", in_memory)
+    new = measure("cold, over the index", over_index)
+    assert (old.ids, old.announced, feed_ids.to_bytes(old.memory)) == (new.ids, new.announced, feed_ids.to_bytes(new.memory))
+    measure("writing the memory, over the index", lambda: feeds.written(new.memory, feed_ids.save(root, new.memory)[1]))
+    print(f"feed-ids.json: {path.stat().st_size / 1e6:.1f} MB")
+    old = measure("warm, in memory (today)", in_memory)
+    new = measure("warm, over the index, held", over_index)
+    index.db.execute("DELETE FROM meta WHERE name = 'feeds'")
+    new2 = measure("warm, over the index, file imported", over_index)
+    assert old.memory is new.memory is new2.memory is None
+    assert (old.ids, old.announced) == (new.ids, new.announced) == (new2.ids, new2.announced)
+    index.close()
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))
