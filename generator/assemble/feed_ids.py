@@ -17,6 +17,10 @@ the site holds that key any more; a known record without a venue that has one no
 once, "Published in VENUE (YEAR)", with an id of its own (its entry id + ``#published``). The
 feeds show the announcements of their records, newest first (author feeds and the site feed).
 
+A build over the index (20,000 authors x 100 records: 2 million keys) resolves the same answer
+without holding the memory or the site's records (generator.index.feeds: the memory in the
+index's tables, ``news`` for the few new keys, the file written streamed by ``chunks``).
+
 The memory is written only after a build's output is swapped in (``build``), atomically and only
 when it changed: a failed build never loses it nor records an id it did not publish. The output
 is a function of the inputs, this file included: a build with the same files writes the same
