@@ -36,7 +36,7 @@ from generator.incremental.prelink import Prelink, Staging
 from generator.incremental.snapshot import load_authors
 from generator.incremental.subject_jobs import SubjectJobs
 from generator.incremental.subject_order import listings, subjects
-from generator.index import lazy
+from generator.index import feeds as index_feeds, lazy
 from generator.index.db import Index
 from generator.index.site import Indexer, site_orders
 from generator.write.output import write_site
@@ -198,7 +198,8 @@ def _assemble(config: SiteConfig, authors: Authors, parsed: ParsedInputs, inputs
     else:
         made = subjects(authors.authors, orders, tax, parsed)
         listed = listings(authors.authors, orders, config.feed_size, parsed)
-    feeds = feed_kept.feed_ids(config.root, authors.authors, orders, inputs, parsed)
+    flat = (lambda: index_feeds.resolve(index, config.root)) if index is not None else None   # (issue 42)
+    feeds = feed_kept.feed_ids(config.root, authors.authors, orders, inputs, parsed, flat)
     site = assemble(config, Store(), tax, authors.authors, made, listed, feeds)
     log.debug("assembled %s, %s", plural(len(site.authors), "author"), plural(len(site.subjects), "subject"))
     return site
@@ -271,10 +272,14 @@ def _prelink(root: Path, target: Path | None, workers: int) -> Prelink | None:
 def _remember(root: Path, site: SiteModel, inputs: Inputs) -> str:
     """Once the output is swapped in: the feeds' memory of the ids they published written
     (generator.assemble.feed_ids), when it changed; the inputs digest the manifest records with it."""
-    if site.feeds is None or site.feeds.memory is None or not feed_ids.write(root, site.feeds.memory):
+    if site.feeds is None or site.feeds.memory is None:
+        return inputs.digest
+    wrote, digest = feed_ids.save(root, site.feeds.memory)   # (streamed: over the index, never held whole)
+    index_feeds.written(site.feeds.memory, digest)
+    if not wrote or digest is None:
         return inputs.digest
     log.debug("wrote %s", feed_ids.MEMORY)
-    return inputs.with_memory(feed_ids.to_bytes(site.feeds.memory))
+    return inputs.with_memory_digest(digest)
 
 
 def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, inputs: str,

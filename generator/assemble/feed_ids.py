@@ -17,6 +17,10 @@ the site holds that key any more; a known record without a venue that has one no
 once, "Published in VENUE (YEAR)", with an id of its own (its entry id + ``#published``). The
 feeds show the announcements of their records, newest first (author feeds and the site feed).
 
+A build over the index (20,000 authors x 100 records: 2 million keys) resolves the same answer
+without holding the memory or the site's records (generator.index.feeds: the memory in the
+index's tables, ``news`` for the few new keys, the file written streamed by ``chunks``).
+
 The memory is written only after a build's output is swapped in (``build``), atomically and only
 when it changed: a failed build never loses it nor records an id it did not publish. The output
 is a function of the inputs, this file included: a build with the same files writes the same
@@ -25,13 +29,14 @@ bytes (the first build of a site, with no memory yet, announces nothing).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-from itertools import chain, compress
+from itertools import chain, compress, islice
 from operator import attrgetter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Container, Iterable, Iterator, Mapping
 
 import orjson
 
@@ -123,40 +128,58 @@ def _resolve(memory: Memory, authors: tuple[Author, ...]) -> FeedIds:
     for a in authors:
         for r in a.records:
             records.setdefault(r.key, r)
-    seq = memory.seq + 1
     known = {key: bool(r.venue) for key, r in records.items()}
     was, own = memory.known, memory.ids
     kept_ids = {key: ids for key, ids in own.items() if key in known and key in was}   # a known key keeps its id
-    moved: dict[str, str] = {}       # a known key -> the new key of its record
-    fresh: list[Announcement] = []
-    done = {a.id for a in memory.announced}
     # Only a new key, or a known one just published, has more to do: in site order, so which new
     # record takes a known key is deterministic (the usual rebuild has none of them).
-    for key in [key for key, venue in known.items() if key not in was or (venue and not was[key])]:
-        r = records[key]
-        if key in was:                # published since the last build: announced once
-            if (entry := own.get(key) or default_id(key)) + "#published" not in done:
-                fresh.append(Announcement(entry + "#published", key, r.venue, r.year, seq, _updated(r)))
-            continue
-        old = _grew_from(r, memory, records, moved) if was else None
-        if old is None:
-            continue                  # a new record: its own id, nothing to announce
-        moved[old] = key
-        entry = own.get(old) or default_id(old)
-        if entry != default_id(key):
-            kept_ids[key] = entry
-        if r.venue and not was[old] and entry + "#published" not in done:
-            fresh.append(Announcement(entry + "#published", key, r.venue, r.year, seq, _updated(r)))
+    todo = [(key, records[key], was.get(key)) for key, venue in known.items()
+            if key not in was or (venue and not was[key])] if was else []   # (no memory: nothing grew)
+    moved, added, fresh = news(todo, memory, records)
+    kept_ids.update(added)
     for key, had in memory.known.items():     # records gone (for now) stay known, with their ids
         if key not in known and key not in moved:
             known[key] = had
             if key in memory.ids:
                 kept_ids[key] = memory.ids[key]
+    announced = announcements(memory, moved, fresh)
+    new = Memory(memory.seq + 1 if fresh else memory.seq, known, kept_ids, announced)
+    return FeedIds({k: v for k, v in kept_ids.items() if k in records}, announced, new if new != memory else None)
+
+
+def news(todo: Iterable[tuple[str, Record, bool | None]], memory: Memory,
+         records: Container[str]) -> tuple[dict[str, str], dict[str, str], list[Announcement]]:
+    """What the new keys and those just published make, given each (key, its first record, whether
+    it had a venue when known: None when new) in site order and the site's keys (``records``):
+    (a known key -> the new key of its record, a new key -> the id it keeps when not its default,
+    the announcements made). Both ways of resolving run it (generator.index.feeds: over the index)."""
+    own, seq = memory.ids, memory.seq + 1
+    moved: dict[str, str] = {}
+    added: dict[str, str] = {}
+    fresh: list[Announcement] = []
+    done = {a.id for a in memory.announced}
+    for key, r, had in todo:
+        if had is not None:           # published since the last build: announced once
+            if (entry := own.get(key) or default_id(key)) + "#published" not in done:
+                fresh.append(Announcement(entry + "#published", key, r.venue, r.year, seq, _updated(r)))
+            continue
+        old = _grew_from(r, memory.known, records, moved)
+        if old is None:
+            continue                  # a new record: its own id, nothing to announce
+        moved[old] = key
+        entry = own.get(old) or default_id(old)
+        if entry != default_id(key):
+            added[key] = entry
+        if r.venue and not memory.known[old] and entry + "#published" not in done:
+            fresh.append(Announcement(entry + "#published", key, r.venue, r.year, seq, _updated(r)))
+    return moved, added, fresh
+
+
+def announcements(memory: Memory, moved: Mapping[str, str], fresh: list[Announcement]) -> tuple[Announcement, ...]:
+    """The announcements kept: the new ones (by id), then the memory's, their keys moved, newest first."""
     old_ones = tuple(Announcement(a.id, moved.get(a.key, a.key), a.venue, a.year, a.seq, a.updated)
                      for a in memory.announced)
-    announced = (*sorted(fresh, key=lambda a: a.id), *old_ones)[:KEPT_ANNOUNCEMENTS]
-    new = Memory(seq if fresh else memory.seq, known, kept_ids, announced)
-    return FeedIds({k: v for k, v in kept_ids.items() if k in records}, announced, new if new != memory else None)
+    return (*sorted(fresh, key=lambda a: a.id), *old_ones)[:KEPT_ANNOUNCEMENTS]
 
 
 def _updated(r: Record) -> str:
@@ -166,9 +189,10 @@ def _updated(r: Record) -> str:
     return max(last, f"{r.year}-01-01T00:00:00Z") if r.year else last
 
 
-def _grew_from(r: Record, memory: Memory, records: Mapping[str, Record], moved: Mapping[str, str]) -> str | None:
+def _grew_from(r: Record, known: Container[str], records: Container[str], moved: Mapping[str, str]) -> str | None:
     """The known key this new record was known by before a merge joined it with another: its arXiv
-    id, its DOI, or its title and year (a typed-in record's key), when no record holds it now."""
+    id, its DOI, or its title and year (a typed-in record's key), when no record holds it now
+    (``known``: the memory's keys; ``records``: the site's; generator.index.feeds asks its tables)."""
     names = []
     if r.arxiv_id:
         names.append(f"arxiv:{r.arxiv_id}")
@@ -176,7 +200,7 @@ def _grew_from(r: Record, memory: Memory, records: Mapping[str, Record], moved: 
         names.append(f"doi:{r.doi.lower()}")
     years = dict.fromkeys([r.year, int(r.published[:4]) if r.published and r.published[:4].isdigit() else None])
     names += [f"title:{title_digest(r.title, y)}" for y in years]
-    return next((n for n in names if n in memory.known and n not in records and n not in moved), None)
+    return next((n for n in names if n in known and n not in records and n not in moved), None)
 
 
 def read(root: Path) -> Memory:
@@ -190,15 +214,16 @@ def read(root: Path) -> Memory:
         raise SiteError(f"cannot read the feeds' memory: {exc}", path=str(MEMORY),
                         hint="restore it from git (git checkout -- content/cache/feed-ids.json); "
                              "deleting it makes the next build start a new one") from exc
-    return _memory(data)
+    return memory_of(data)
 
 
 def from_bytes(data: bytes) -> Memory:
     """The memory ``to_bytes`` wrote (a shard carries it to the merge: generator.write.shard)."""
-    return _memory(orjson.loads(data))
+    return memory_of(orjson.loads(data))
 
 
-def _memory(data: Any) -> Memory:  # noqa: ANN401
+def memory_of(data: Any) -> Memory:  # noqa: ANN401
+    """The memory the file's parsed JSON ``data`` holds; SiteError when it is damaged."""
     try:
         if data.get("format") != FORMAT:
             raise ValueError(f"format {data.get('format')!r}, expected {FORMAT}")
@@ -218,25 +243,70 @@ def _memory(data: Any) -> Memory:  # noqa: ANN401
 
 def to_bytes(memory: Memory) -> bytes:
     """The file's bytes: sorted, one record a line, so a new paper is a readable diff."""
-    data = {"format": FORMAT, "seq": memory.seq, "known": dict(sorted(memory.known.items())),
-            "ids": dict(sorted(memory.ids.items())),
-            "announced": [{"id": a.id, "key": a.key, "venue": a.venue, "year": a.year, "seq": a.seq, "updated": a.updated}
-                          for a in memory.announced]}
-    return (json.dumps(data, ensure_ascii=False, indent=0, sort_keys=False) + "\n").encode("utf-8")
+    return b"".join(chunks(memory))
+
+
+def chunks(memory: Memory) -> Iterator[bytes]:
+    """``to_bytes``, a few thousand keys at a time: what ``json.dumps(..., indent=0)`` makes of the
+    memory with its keys sorted. A memory whose ``known`` and ``ids`` have ``sorted_items`` (the
+    index's tables: generator.index.feeds) gives them in order, and is never held whole."""
+    yield f'{{\n"format": {FORMAT},\n"seq": {json.dumps(memory.seq)},\n"known": '.encode()
+    yield from _object(memory.known)
+    yield b',\n"ids": '
+    yield from _object(memory.ids)
+    announced = [{"id": a.id, "key": a.key, "venue": a.venue, "year": a.year, "seq": a.seq, "updated": a.updated}
+                 for a in memory.announced]
+    yield b',\n"announced": ' + json.dumps(announced, ensure_ascii=False, indent=0).encode("utf-8") + b"\n}\n"
+
+
+_BATCH = 4096
+
+
+def _object(values: Mapping[str, Any]) -> Iterator[bytes]:
+    """A JSON object of ``values``, keys sorted, as ``json.dumps(indent=0)`` spells it: each batch of
+    keys dumped by json's C encoder, without its braces."""
+    given = getattr(values, "sorted_items", None)
+    items = iter(given() if given is not None else sorted(values.items()))
+    first = True
+    while batch := list(islice(items, _BATCH)):
+        text = json.dumps(dict(batch), ensure_ascii=False, indent=0)[2:-2]   # (its "{\n" and "\n}" off)
+        yield (b"{\n" if first else b",\n") + text.encode("utf-8")
+        first = False
+    yield b"{}" if first else b"\n}"
 
 
 def write(root: Path, memory: Memory) -> bool:
     """Write the memory when it changed (atomically: a temporary file renamed over it); whether it did."""
+    return save(root, memory)[0]
+
+
+def save(root: Path, memory: Memory) -> tuple[bool, bytes | None]:
+    """``write``, and the digest (sha256) of the memory's bytes, which the file holds from then on
+    (None when there is no file: a site with no record yet). Streamed: the bytes are never held whole."""
     path = root / MEMORY
-    data = to_bytes(memory)
     try:
-        if path.read_bytes() == data:
-            return False
+        was = _digest(path)
     except FileNotFoundError:
+        was = None
         if not memory.known:
-            return False     # a site with no record yet: no file
+            return False, None     # a site with no record yet: no file
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
+    h = hashlib.sha256()
+    with open(tmp, "wb") as f:
+        for chunk in chunks(memory):
+            h.update(chunk)
+            f.write(chunk)
+    if h.digest() == was:
+        tmp.unlink()
+        return False, was
     os.replace(tmp, path)
-    return True
+    return True, h.digest()
+
+
+def _digest(path: Path) -> bytes:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            h.update(block)
+    return h.digest()

@@ -15,7 +15,7 @@ keeps nothing: the next build reads the memory it wrote.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from generator.assemble.feed_ids import Announcement, FeedIds, read, resolve
 from generator.core.model import Author
@@ -30,9 +30,10 @@ KIND = "feed-ids"
 
 
 def feed_ids(root: Path, authors: Sequence[Author], orders: Sequence[bytes], inputs: Inputs,
-             parsed: ParsedInputs) -> FeedIds:
-    """``feed_ids.resolve(feed_ids.read(root), authors)``, kept while the memory's bytes and
-    each author's ``order_digest`` (``orders``, in site order) are what they were."""
+             parsed: ParsedInputs, made: Callable[[], FeedIds] | None = None) -> FeedIds:
+    """``feed_ids.resolve(feed_ids.read(root), authors)``, or what ``made`` makes (the same,
+    over the index: generator.index.feeds), kept while the memory's bytes and each author's
+    ``order_digest`` (``orders``, in site order) are what they were."""
     key = site_key(authors, orders)
     memory = inputs.file_digest(root / FEED_MEMORY)
     if key is not None and memory is not None:   # (no memory yet: the answer changes it, so none is kept)
@@ -41,10 +42,10 @@ def feed_ids(root: Path, authors: Sequence[Author], orders: Sequence[bytes], inp
         kept = _taken(hit[0]) if hit is not None else None
         if kept is not None:
             return kept
-    made = resolve(read(root), authors)
-    if key is not None and memory is not None and not made.changed:
-        parsed.put(KIND, "site", key, (dict(made.ids), made.announced))
-    return made
+    made_ = made() if made is not None else resolve(read(root), authors)
+    if key is not None and memory is not None and not made_.changed:
+        parsed.put(KIND, "site", key, (dict(made_.ids), made_.announced))
+    return made_
 
 
 def _taken(kept: object) -> FeedIds | None:

@@ -151,7 +151,11 @@ class Inputs:
         """``digest`` had the feeds' memory (generator.assemble.feed_ids) been ``data``: what a build that
         wrote it records, so the next build finds nothing changed (the other inputs are taken as
         they were read at the start, never again: an edit made meanwhile is seen by the next build)."""
-        return _with_memory(self.base, hashlib.sha256(data).digest())
+        return self.with_memory_digest(hashlib.sha256(data).digest())
+
+    def with_memory_digest(self, digest: bytes) -> str:
+        """``with_memory`` given the sha256 of the memory's bytes (written streamed: feed_ids.save)."""
+        return _with_memory(self.base, digest)
 
     def file_digest(self, path: Path | str) -> bytes | None:
         """The digest of ``path``'s bytes: the one read at the start of the build when it was an

@@ -23,14 +23,14 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from generator.core.model import Record, entry_updated
 
-VERSION = 5   # the schema's, in SQLite's user_version: an index of another is made anew
+VERSION = 6   # the schema's, in SQLite's user_version: an index of another is made anew
 
 _SCHEMA = """
 CREATE TABLE authors(slug TEXT PRIMARY KEY, key BLOB NOT NULL, n INTEGER NOT NULL, part BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE records(slug TEXT NOT NULL, pos INTEGER NOT NULL, key TEXT NOT NULL, y INTEGER NOT NULL,
-                     p TEXT NOT NULL, u TEXT NOT NULL, content BLOB NOT NULL, blob BLOB NOT NULL,
+                     p TEXT NOT NULL, u TEXT NOT NULL, v INTEGER NOT NULL, content BLOB NOT NULL, blob BLOB NOT NULL,
                      PRIMARY KEY(slug, pos)) WITHOUT ROWID;
-CREATE INDEX records_key ON records(key);
+CREATE INDEX records_key ON records(key, v);   -- (v: feeds.py reads the site's keys from it alone)
 CREATE INDEX records_newest ON records(y DESC, p DESC);
 CREATE TABLE subjects(code TEXT NOT NULL, slug TEXT NOT NULL, pos INTEGER NOT NULL, key TEXT NOT NULL,
                       y INTEGER NOT NULL, p TEXT NOT NULL);
@@ -44,9 +44,12 @@ CREATE TABLE joined(slug TEXT PRIMARY KEY, digests BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE changed(key TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE changed_codes(code TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE meta(name TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID;
+CREATE TABLE feed_known(key TEXT PRIMARY KEY, had INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE feed_ids(key TEXT PRIMARY KEY, id TEXT NOT NULL) WITHOUT ROWID;
 """
 # records.y and .p: the record's year (0 when none) and first date ('' when none), as
-# assemble.site.sort_newest_first sorts them; .u: its date in a feed (model.entry_updated).
+# assemble.site.sort_newest_first sorts them; .u: its date in a feed (model.entry_updated); .v: 1
+# when it has a venue. feed_known and feed_ids: the feeds' memory (generator.index.feeds).
 
 # The site's authors in order, for this build only (a temporary table, filled in each process
 # that reads the orders: ``Index.site``).
@@ -93,12 +96,12 @@ class Index:
         held, with the rest of its part (``part``: bytes, handed back by ``kept``)."""
         db = self.db
         _drop(db, slug)
-        rows = [(slug, i, r.key, r.year or 0, r.published or "", entry_updated(r), c,
+        rows = [(slug, i, r.key, r.year or 0, r.published or "", entry_updated(r), int(bool(r.venue)), c,
                  pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL))
                 for i, (r, c, v) in enumerate(zip(records, contents, values, strict=True))]
-        db.executemany("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        db.executemany("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         db.executemany("INSERT INTO subjects VALUES (?, ?, ?, ?, ?, ?)",
-                       ((code, slug, i, r.key, y, p) for (_, i, _, y, p, _, _, _), r in zip(rows, records)
+                       ((code, slug, i, r.key, y, p) for (_, i, _, y, p, *_), r in zip(rows, records)
                         for code in r.subjects))
         db.execute("INSERT OR REPLACE INTO authors VALUES (?, ?, ?, ?)", (slug, key, len(records), part))
         _mark(db, slug)
