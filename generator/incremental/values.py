@@ -9,7 +9,9 @@ and the people found in one pass in C (made only when new): 5.9 us in all.
 People are shared across one build (``PEOPLE``): without it, 1,000 authors x 100 records gave
 433,000 ``Person`` objects for 11,451 people. The table is let go when the build ends
 (``PEOPLE.clear``, called by ``hollow.forget``), so a long preview does not keep every name it
-ever saw. ``model`` knows nothing of this: its values are plain frozen dataclasses.
+ever saw, and it starts again past ``People.LIMIT`` people: over the index (generator.index) a
+process loads records a few at a time, and the table of every name a render process met would
+grow with the site (a record made from it keeps its people; only the sharing is lost). ``model`` knows nothing of this: its values are plain frozen dataclasses.
 """
 
 from __future__ import annotations
@@ -37,10 +39,14 @@ class People:
         self.by_pair: dict[tuple[str, tuple[str, ...]], Person] = {}
         self.by_name: dict[str, Person] = {}
 
+    LIMIT = 100_000   # people held at most (about 40 MB); 11,451 at 1,000 x 100
+
     def get(self, name: str, affiliations: tuple[str, ...]) -> Person:
         key = (name, affiliations)
         found = self.by_pair.get(key)
         if found is None:
+            if len(self.by_pair) >= self.LIMIT:
+                self.clear()
             found = self.by_pair[key] = Person(name, affiliations)
             if not affiliations:
                 self.by_name[name] = found
