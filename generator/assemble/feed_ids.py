@@ -285,7 +285,7 @@ def save(root: Path, memory: Memory) -> tuple[bool, bytes | None]:
     (None when there is no file: a site with no record yet). Streamed: the bytes are never held whole."""
     path = root / MEMORY
     try:
-        was = _digest(path)
+        was = file_digest(path)
     except FileNotFoundError:
         was = None
         if not memory.known:
@@ -304,9 +304,8 @@ def save(root: Path, memory: Memory) -> tuple[bool, bytes | None]:
     return True, h.digest()
 
 
-def _digest(path: Path) -> bytes:
-    h = hashlib.sha256()
+def file_digest(path: Path) -> bytes:
+    """The SHA-256 of the file at ``path``, read a block at a time (the memory's file is tens of MB
+    at 20,000 authors)."""
     with open(path, "rb") as f:
-        while block := f.read(1 << 20):
-            h.update(block)
-    return h.digest()
+        return hashlib.file_digest(f, "sha256").digest()

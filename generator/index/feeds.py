@@ -19,7 +19,6 @@ in memory (``feed_ids.read``): the same errors, word for word, or its memory, im
 
 from __future__ import annotations
 
-import hashlib
 import pickle
 import re
 import sqlite3
@@ -28,6 +27,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import orjson
 
+from generator.assemble import feed_ids
 from generator.assemble.feed_ids import (FORMAT, MEMORY, Announcement, FeedIds, Memory, announcements, memory_of,
                                          news, read)
 from generator.core.errors import SiteError
@@ -156,7 +156,7 @@ def load(index: Index, root: Path) -> tuple[int, tuple[Announcement, ...]]:
     not the ones they hold: (its count, its announcements)."""
     path = root / MEMORY
     try:
-        digest: bytes | None = _digest(path)
+        digest: bytes | None = feed_ids.file_digest(path)
     except FileNotFoundError:
         digest = None
     except OSError:
@@ -184,14 +184,6 @@ def _held(db: sqlite3.Connection) -> tuple[bytes, int, tuple[Announcement, ...]]
     except Exception:   # noqa: BLE001   (damaged: imported anew)
         return None
     return held if isinstance(held, tuple) and len(held) == 3 else None
-
-
-def _digest(path: Path) -> bytes:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(1 << 20):
-            h.update(block)
-    return h.digest()
 
 
 def _import(db: sqlite3.Connection, path: Path, root: Path) -> tuple[int, tuple[Announcement, ...]]:
