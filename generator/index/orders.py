@@ -18,7 +18,6 @@ import hashlib
 import heapq
 import json
 import sqlite3
-from collections import Counter
 from generator.index.db import Index, Row
 
 # Who lists each changed key (group_concat takes the rows in the order of its subquery, which
@@ -74,28 +73,27 @@ def _all_changed(db: sqlite3.Connection) -> None:
     db.execute("INSERT OR IGNORE INTO changed_codes SELECT DISTINCT code FROM subjects")
 
 
+# A subject's listing (``subjects_of``): the first copy of each key in site order, sorted by its
+# year and date, newest first, ties in site order (Python's stable sort of the first copies),
+# ranked in SQL: at 1,000 x 100 a one-record rebuild lists about 40 subjects again, 4.4 s of
+# Python reading, sorting and writing their rows one by one, 0.6 s so.
+_LIST = """
+INSERT INTO listing SELECT ?1, row_number() OVER (ORDER BY y DESC, p DESC, apos, pos) - 1, slug, pos FROM (
+  SELECT j.y, j.p, j.slug, j.pos, s.apos, row_number() OVER (PARTITION BY j.key ORDER BY s.apos, j.pos) AS nth
+  FROM subjects j JOIN temp.site s ON s.slug = j.slug WHERE j.code = ?1)
+WHERE nth = 1
+"""
+
+
 def _list(db: sqlite3.Connection, code: str) -> None:
-    """The subject's listing and its authors' counts, made again (``subjects_of``: the first copy
-    of each key in site order, sorted by its year and date, newest first, a stable sort)."""
+    """The subject's listing (``_LIST``) and its authors' counts, most first, made again."""
     db.execute("DELETE FROM listing WHERE code = ?", (code,))
     db.execute("DELETE FROM subject_authors WHERE code = ?", (code,))
-    seen: set[str] = set()
-    first: list[tuple[int, str, str, int]] = []
-    counts: Counter[str] = Counter()
-    for key, y, p, slug, pos in db.execute(
-            "SELECT j.key, j.y, j.p, j.slug, j.pos FROM subjects j JOIN temp.site s ON s.slug = j.slug "
-            "WHERE j.code = ? ORDER BY s.apos, j.pos", (code,)):
-        counts[slug] += 1
-        if key not in seen:
-            seen.add(key)
-            first.append((y, p, slug, pos))
-    if not first:
-        return
-    first.sort(key=lambda t: (t[0], t[1]), reverse=True)
-    db.executemany("INSERT INTO listing VALUES (?, ?, ?, ?)", ((code, i, slug, pos) for i, (_, _, slug, pos) in
-                                                              enumerate(first)))
-    authors = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    db.execute("INSERT INTO subject_authors VALUES (?, ?)", (code, json.dumps(authors)))
+    db.execute(_LIST, (code,))
+    authors = db.execute("SELECT j.slug, count(*) AS n FROM subjects j JOIN temp.site s ON s.slug = j.slug "
+                         "WHERE j.code = ? GROUP BY j.slug ORDER BY n DESC, j.slug", (code,)).fetchall()
+    if authors:
+        db.execute("INSERT INTO subject_authors VALUES (?, ?)", (code, json.dumps(authors)))
 
 
 def _newest(db: sqlite3.Connection, count: int) -> list[Row]:
