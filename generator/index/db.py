@@ -67,6 +67,7 @@ class Index:
         self._conn: sqlite3.Connection | None = None
         self._pid = -1
         self.slugs: tuple[str, ...] = ()
+        self.names: dict[str, str] = {}   # each slug of the site, to itself: the one string a slug read is made
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -110,6 +111,7 @@ class Index:
     def site(self, slugs: Sequence[str]) -> None:
         """The site's authors are ``slugs``, in order: the rows of any other author go."""
         self.slugs = tuple(slugs)
+        self.names = {s: s for s in self.slugs}
         db = self.db
         _fill_site(db, self.slugs)
         gone = [s for (s,) in db.execute("SELECT slug FROM authors WHERE slug NOT IN (SELECT slug FROM temp.site)")]

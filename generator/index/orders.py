@@ -18,6 +18,9 @@ import hashlib
 import heapq
 import json
 import sqlite3
+from array import array
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
 from generator.index.db import Index, Row
 
 # Who lists each changed key (group_concat takes the rows in the order of its subquery, which
@@ -52,9 +55,46 @@ def derive(index: Index, feed_size: int) -> dict[str, int]:
     return dict(db.execute("SELECT code, count(*) FROM listing GROUP BY code"))
 
 
-def subject_authors(index: Index, code: str) -> tuple[tuple[str, int], ...]:
+class Counts(Sequence[tuple[str, int]]):
+    """A subject's authors, (slug, how many of its records list the subject), most first
+    (``Subject.authors``) held as their slugs, each the site's own string, and an array of the
+    counts: 12 bytes a pair, not the 120 of a tuple with its own copy of the slug (every author
+    appears in about five subjects: 95 MB at 20,000 authors, in the build's process and counted
+    again in each process it forks). Iterated, indexed and compared as the tuple of pairs."""
+
+    __slots__ = ("slugs", "counts")
+
+    def __init__(self, pairs: Iterable[Sequence[Any]], names: Mapping[str, str]) -> None:
+        slugs, counts = [], array("I")
+        for slug, n in pairs:
+            slugs.append(names.get(slug, slug))
+            counts.append(n)
+        self.slugs, self.counts = tuple(slugs), counts
+
+    def __len__(self) -> int:
+        return len(self.slugs)
+
+    def __getitem__(self, i: Any) -> Any:  # noqa: ANN401   (a pair, or a tuple of them for a slice)
+        if isinstance(i, slice):
+            return tuple(zip(self.slugs[i], self.counts[i]))
+        return self.slugs[i], self.counts[i]
+
+    def __iter__(self) -> Iterator[tuple[str, int]]:
+        return zip(self.slugs, self.counts)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+
+def subject_authors(index: Index, code: str) -> Counts:
     row = index.db.execute("SELECT authors FROM subject_authors WHERE code = ?", (code,)).fetchone()
-    return tuple((slug, n) for slug, n in json.loads(row[0])) if row is not None else ()
+    return Counts(json.loads(row[0]) if row is not None else (), index.names)
 
 
 def newest(index: Index) -> list[Row]:
