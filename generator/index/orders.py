@@ -19,7 +19,7 @@ import heapq
 import json
 import sqlite3
 from array import array
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from generator.index.db import Index, Row
 
@@ -60,14 +60,16 @@ class Counts(Sequence[tuple[str, int]]):
     (``Subject.authors``) held as their slugs, each the site's own string, and an array of the
     counts: 12 bytes a pair, not the 120 of a tuple with its own copy of the slug (every author
     appears in about five subjects: 95 MB at 20,000 authors, in the build's process and counted
-    again in each process it forks). Iterated, indexed and compared as the tuple of pairs."""
+    again in each process it forks). Iterated, indexed and compared as the tuple of pairs. An
+    author's subjects (code, count) and years (year, count) are held so too over the index
+    (index.site.Indexer), their codes and years shared by every author (``names``)."""
 
     __slots__ = ("slugs", "counts")
 
-    def __init__(self, pairs: Iterable[Sequence[Any]], names: Mapping[str, str]) -> None:
+    def __init__(self, pairs: Iterable[Sequence[Any]], names: dict[Any, Any]) -> None:
         slugs, counts = [], array("I")
         for slug, n in pairs:
-            slugs.append(names.get(slug, slug))
+            slugs.append(names.setdefault(slug, slug))   # (the first of each made the one)
             counts.append(n)
         self.slugs, self.counts = tuple(slugs), counts
 

@@ -34,6 +34,7 @@ class Indexer:
 
     def __init__(self, index: Index) -> None:
         self.index = index
+        self.shared: dict[Any, Any] = {}   # the subjects' codes and the years, one object each (orders.Counts)
 
     def __call__(self, part: Any, key: bytes) -> Any:  # noqa: ANN401   (an AuthorPart)
         a = part.author
@@ -63,7 +64,9 @@ class Indexer:
     def _lazy(self, part: Any, n: int, pinned: Sequence[int]) -> Any:  # noqa: ANN401
         a = part.author
         author = dataclasses.replace(a, records=AuthorRecords(self.index, a.slug, 0, n),
-                                     pinned=RowRecords(self.index, [(a.slug, i) for i in pinned]))
+                                     pinned=RowRecords(self.index, AuthorRows(a.slug, pinned)),
+                                     subjects=orders.Counts(a.subjects, self.shared),
+                                     years=orders.Counts(a.years, self.shared))
         return dataclasses.replace(part, author=author, contents=())   # (the index holds them)
 
 
