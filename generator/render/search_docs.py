@@ -8,7 +8,7 @@ import operator
 import re
 from itertools import compress, repeat
 from operator import attrgetter
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from generator.core import routes
 from generator.assemble.byline import shown_names
