@@ -13,8 +13,10 @@ import pytest
 from test_jobs import synthetic_site
 
 from generator.config import load_site
+from tests.helpers import generated_corpus
 from generator.incremental.inputs import read_inputs
 from generator.incremental.parsed import ParsedInputs, entries
+from generator.incremental import snapshot
 from generator.incremental.snapshot import _SHARE_FROM, KIND, load_authors
 
 
@@ -106,3 +108,31 @@ def test_no_helper_parses_author_files_when_they_are_parsed_already(tmp_path: Pa
     last.write_text(last.read_text() + "affiliation: Elsewhere\n")
     again = load(root, parsed=ParsedInputs(root), helper=True)
     assert len(forked) == 2 and again.authors[-1].affiliation == "Elsewhere"
+
+
+def test_a_reader_shares_values_across_authors_only_while_their_parts_are_held(tmp_path: Path) -> None:
+    """The build in memory holds every part it makes: a paper two authors list is one title
+    string. A helper, or the index, lets each author's records go once kept: there each author
+    has a reader of its own, or the reader's shared values would keep every title and abstract
+    the process read (1.5 GB in each helper at 20,000 x 100, issue 42)."""
+    root = generated_corpus(tmp_path, 8, 10)   # (a fifth of its papers listed by several authors)
+    config = load_site(root)
+    inputs, parsed = read_inputs(root, {}), ParsedInputs(root)
+    keys = [snapshot.part_key(a, config, inputs, snapshot.Digester()) for a in config.authors]
+    todo = [(i, a, key) for i, (a, key) in enumerate(zip(config.authors, keys))]
+
+    def titles(then: object) -> dict[str, list[int]]:
+        found: list = [None] * len(todo)
+        snapshot._make(config, todo, found, parsed, then)   # type: ignore[arg-type]
+        out: dict[str, list[int]] = {}
+        for part in found:
+            for r in part.author.records:
+                out.setdefault(r.title, []).append(id(r.title))
+        return {t: ids for t, ids in out.items() if len(ids) > 1}
+
+    shared = titles(snapshot._as_is)
+    assert shared, "the synthetic site has papers that several authors list"
+    assert all(len(set(ids)) == 1 for ids in shared.values()), "held together: one string a title"
+    apart = titles(lambda part, key: part)   # (a part given to the index: its records let go)
+    assert apart.keys() == shared.keys()
+    assert all(len(set(ids)) == len(ids) for ids in apart.values()), "let go: a reader an author"
