@@ -42,10 +42,10 @@ def feed_ids(root: Path, authors: Sequence[Author], orders: Sequence[bytes], inp
         kept = _taken(hit[0]) if hit is not None else None
         if kept is not None:
             return kept
-    made_ = made() if made is not None else resolve(read(root), authors)
-    if key is not None and memory is not None and not made_.changed:
-        parsed.put(KIND, "site", key, (dict(made_.ids), made_.announced))
-    return made_
+    answer = made() if made is not None else resolve(read(root), authors)
+    if key is not None and memory is not None and not answer.changed:
+        parsed.put(KIND, "site", key, (dict(answer.ids), answer.announced))
+    return answer
 
 
 def _taken(kept: object) -> FeedIds | None:

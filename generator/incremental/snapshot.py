@@ -227,16 +227,15 @@ def _make(config: SiteConfig, todo: Sequence[tuple[int, AuthorConfig, bytes]], f
     if not todo:
         return
     # (each author's entries let go once its part is made: its records are copies, with their reason)
-    reader, tax = Reader(config, keep=False), load_taxonomy()
     # A reader shares equal values (a title, an abstract, a person) across what it reads: worth it
     # only while the parts it made are held together (``then`` gives them back as they are, the
     # build in memory). A helper, or the index, lets each author's records go once they are kept,
     # and one reader for all would keep every title and abstract it read: at 20,000 x 100 each of
     # the two helpers grew to 1.5 GB so. There, a reader an author.
-    held = then is None or then is _as_is
+    shared = Reader(config, keep=False) if then is None or then is _as_is else None
+    tax = load_taxonomy()
     for i, a, key in todo:
-        if not held:
-            reader = Reader(config, keep=False)
+        reader = shared if shared is not None else Reader(config, keep=False)
         # (a digester an author: one for all would hold every record made, as its memo keys them)
         part = make_part(config, a, reader.read(a), tax, Digester())
         _keep(parsed, a.slug, key, part)

@@ -145,10 +145,8 @@ def written(memory: Memory, digest: bytes | None) -> None:
     is the index's tables, the next build takes them without reading the file."""
     known = memory.known
     if isinstance(known, Table) and digest is not None:
-        db = known.index.db
-        db.execute("INSERT OR REPLACE INTO meta VALUES ('feeds', ?)",
-                   (pickle.dumps((digest, memory.seq, memory.announced), protocol=pickle.HIGHEST_PROTOCOL),))
-        db.commit()
+        _hold(known.index.db, digest, memory.seq, memory.announced)
+        known.index.db.commit()
 
 
 def load(index: Index, root: Path) -> tuple[int, tuple[Announcement, ...]]:
@@ -167,14 +165,23 @@ def load(index: Index, root: Path) -> tuple[int, tuple[Announcement, ...]]:
     if held is not None and digest is not None and held[0] == digest:
         return held[1], held[2]
     db.execute("DELETE FROM meta WHERE name = 'feeds'")
-    db.execute("DELETE FROM feed_known")
-    db.execute("DELETE FROM feed_ids")
+    _clear(db)
     seq, announced = (0, ()) if digest is None else _import(db, path, root)
     if digest is not None:
-        db.execute("INSERT INTO meta VALUES ('feeds', ?)",
-                   (pickle.dumps((digest, seq, announced), protocol=pickle.HIGHEST_PROTOCOL),))
+        _hold(db, digest, seq, announced)
     db.commit()
     return seq, announced
+
+
+def _hold(db: sqlite3.Connection, digest: bytes, seq: int, announced: tuple[Announcement, ...]) -> None:
+    """The tables hold the memory of the file whose bytes' digest is ``digest`` (read by ``_held``)."""
+    db.execute("INSERT OR REPLACE INTO meta VALUES ('feeds', ?)",
+               (pickle.dumps((digest, seq, announced), protocol=pickle.HIGHEST_PROTOCOL),))
+
+
+def _clear(db: sqlite3.Connection) -> None:
+    db.execute("DELETE FROM feed_known")
+    db.execute("DELETE FROM feed_ids")
 
 
 def _held(db: sqlite3.Connection) -> tuple[bytes, int, tuple[Announcement, ...]] | None:
@@ -195,8 +202,7 @@ def _import(db: sqlite3.Connection, path: Path, root: Path) -> tuple[int, tuple[
         got = None
     if got is not None:
         return got
-    db.execute("DELETE FROM feed_known")
-    db.execute("DELETE FROM feed_ids")
+    _clear(db)
     memory = read(root)    # (its errors, word for word)
     db.executemany("INSERT INTO feed_known VALUES (?, ?)", ((k, int(v)) for k, v in memory.known.items()))
     db.executemany("INSERT INTO feed_ids VALUES (?, ?)", memory.ids.items())
