@@ -55,6 +55,9 @@ CREATE TABLE feed_ids(key TEXT PRIMARY KEY, id TEXT NOT NULL) WITHOUT ROWID;
 # that reads the orders: ``Index.site``).
 _SITE = "CREATE TEMP TABLE IF NOT EXISTS site(slug TEXT PRIMARY KEY, apos INTEGER NOT NULL) WITHOUT ROWID"
 
+# Whether the record r (records) is listed first by its own author (l: listed, who in site order).
+_FIRST = "(l.who = r.slug OR substr(l.who, 1, length(r.slug) + 1) = r.slug || char(10))"
+
 Row = tuple[str, int]   # (author slug, the record's position among the author's records)
 
 
@@ -189,14 +192,13 @@ class Index:
         return iter(self.db.execute(
             "SELECT CASE WHEN r.p != '' THEN r.p WHEN r.y != 0 THEN printf('%04d', r.y) ELSE '' END AS d, "
             "r.key, r.slug FROM records r JOIN listed l ON l.key = r.key JOIN temp.site s ON s.slug = r.slug "
-            "WHERE l.who = r.slug OR substr(l.who, 1, length(r.slug) + 1) = r.slug || char(10) "
-            "ORDER BY d, r.key DESC"))
+            f"WHERE {_FIRST} ORDER BY d, r.key DESC"))
 
     def not_first(self) -> Iterator[Row]:
         """(slug, pos) of each record listed by another author before its own, in site order."""
         return iter(self.db.execute(
             "SELECT r.slug, r.pos FROM records r JOIN listed l ON l.key = r.key JOIN temp.site s ON s.slug = r.slug "
-            "WHERE l.who != r.slug AND substr(l.who, 1, length(r.slug) + 1) != r.slug || char(10) "
+            f"WHERE NOT {_FIRST} "
             "ORDER BY s.apos, r.pos"))
 
 
