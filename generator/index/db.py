@@ -99,7 +99,9 @@ class Index:
         """The author ``slug``'s records (``values``: each one's ``values_of``), in place of what it
         held, with the rest of its part (``part``: bytes, handed back by ``kept``)."""
         db = self.db
-        _drop(db, slug)
+        was = _placed(db, slug)
+        db.execute("DELETE FROM records WHERE slug = ?", (slug,))
+        db.execute("DELETE FROM subjects WHERE slug = ?", (slug,))
         rows = [(slug, i, r.key, r.year or 0, r.published or "", entry_updated(r), int(bool(r.venue)), c,
                  pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL))
                 for i, (r, c, v) in enumerate(zip(records, contents, values, strict=True))]
@@ -108,7 +110,7 @@ class Index:
                        ((code, slug, i, r.key, y, p) for (_, i, _, y, p, *_), r in zip(rows, records)
                         for code in r.subjects))
         db.execute("INSERT OR REPLACE INTO authors VALUES (?, ?, ?, ?)", (slug, key, len(records), part))
-        _mark(db, slug)
+        _moved(db, slug, was, _placed(db, slug))
         db.commit()   # (an author at a time: a helper process writes its share meanwhile)
 
     def site(self, slugs: Sequence[str]) -> None:
@@ -231,6 +233,27 @@ def _mark(db: sqlite3.Connection, slug: str) -> None:
     """The keys and subjects of the author's rows marked changed: orders.derive orders them again."""
     db.execute("INSERT OR IGNORE INTO changed SELECT key FROM records WHERE slug = ?", (slug,))
     db.execute("INSERT OR IGNORE INTO changed_codes SELECT code FROM subjects WHERE slug = ?", (slug,))
+    db.execute("DELETE FROM meta WHERE name = 'derived'")
+
+
+# Where an author's records stand in the orders (orders.derive): each one's key and place, and each
+# subject row (code, place, key, year, date). What else a row holds (its content) orders nothing.
+Placed = tuple[set[tuple[Any, ...]], set[tuple[Any, ...]]]
+
+
+def _placed(db: sqlite3.Connection, slug: str) -> Placed:
+    return (set(db.execute("SELECT key, pos FROM records WHERE slug = ?", (slug,))),
+            set(db.execute("SELECT code, pos, key, y, p FROM subjects WHERE slug = ?", (slug,))))
+
+
+def _moved(db: sqlite3.Connection, slug: str, was: Placed, now: Placed) -> None:
+    """Marked changed (orders.derive): only the keys and subjects whose rows moved, came or went
+    between ``was`` and ``now``; an edit of a record's text or of the author's page orders nothing
+    again (at 5,000 x 100 a one-author rebuild listed 39 subjects again, 9.2 s of 16 s). The
+    author's own joined digests go (its records' contents may differ); the newest are made again."""
+    db.executemany("INSERT OR IGNORE INTO changed VALUES (?)", {(k,) for k, _ in was[0] ^ now[0]})
+    db.executemany("INSERT OR IGNORE INTO changed_codes VALUES (?)", {(c,) for c, *_ in was[1] ^ now[1]})
+    db.execute("DELETE FROM joined WHERE slug = ?", (slug,))
     db.execute("DELETE FROM meta WHERE name = 'derived'")
 
 

@@ -7,9 +7,10 @@ makes them from the authors in memory (tests/index/ checks each equal to its cou
   author's records list the subject, most first;
 - the newest records (``assemble.site.newest``), kept in ``meta``.
 
-A rebuild orders again only what changed: the keys and subjects of the authors whose rows it
-wrote or removed (``db._mark``), and everything when the site's authors or their order changed.
-The authors' joined digests (``Index.joined``) that a changed key's listing touches go with them.
+A rebuild orders again only what changed: the keys and subjects whose rows moved, came or went
+(``db._moved``; all of a removed author's, ``db._mark``), and everything when the site's authors or
+their order changed. The authors' joined digests (``Index.joined``) that a changed key's listing
+touches go with them.
 """
 
 from __future__ import annotations
