@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from generator.core.model import Record, entry_updated
 
-VERSION = 6   # the schema's, in SQLite's user_version: an index of another is made anew
+VERSION = 7   # the schema's, in SQLite's user_version: an index of another is made anew
 
 _SCHEMA = """
 CREATE TABLE authors(slug TEXT PRIMARY KEY, key BLOB NOT NULL, n INTEGER NOT NULL, part BLOB NOT NULL) WITHOUT ROWID;
@@ -41,6 +41,7 @@ CREATE TABLE listing(code TEXT NOT NULL, rank INTEGER NOT NULL, slug TEXT NOT NU
                      PRIMARY KEY(code, rank)) WITHOUT ROWID;
 CREATE TABLE subject_authors(code TEXT PRIMARY KEY, authors TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE joined(slug TEXT PRIMARY KEY, digests BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE listing_joined(code TEXT PRIMARY KEY, digests BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE changed(key TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE changed_codes(code TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE meta(name TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID;
@@ -135,6 +136,18 @@ class Index:
         made = make(iter(db.execute("SELECT r.content, l.who FROM records r JOIN listed l ON l.key = r.key "
                                     "WHERE r.slug = ? ORDER BY r.pos", (slug,))))
         db.execute("INSERT OR REPLACE INTO joined VALUES (?, ?)", (slug, made))
+        return made
+
+    def listing_joined(self, code: str, make: Callable[[Iterator[Row]], bytes]) -> bytes:
+        """The digests of the records listed in ``code``, joined, as ``make`` makes them of the
+        listing's rows in order: kept in the index until the listing changes or the joined digests
+        of an author with records in the subject go (``_moved``, orders.derive)."""
+        db = self.db
+        row = db.execute("SELECT digests FROM listing_joined WHERE code = ?", (code,)).fetchone()
+        if row is not None:
+            return row[0]
+        made = make(iter(db.execute("SELECT slug, pos FROM listing WHERE code = ? ORDER BY rank", (code,))))
+        db.execute("INSERT OR REPLACE INTO listing_joined VALUES (?, ?)", (code, made))
         return made
 
     # -- reading (every process) --
@@ -254,6 +267,7 @@ def _moved(db: sqlite3.Connection, slug: str, was: Placed, now: Placed) -> None:
     db.executemany("INSERT OR IGNORE INTO changed VALUES (?)", {(k,) for k, _ in was[0] ^ now[0]})
     db.executemany("INSERT OR IGNORE INTO changed_codes VALUES (?)", {(c,) for c, *_ in was[1] ^ now[1]})
     db.execute("DELETE FROM joined WHERE slug = ?", (slug,))
+    db.executemany("DELETE FROM listing_joined WHERE code = ?", {(c,) for c, *_ in was[1] | now[1]})
     db.execute("DELETE FROM meta WHERE name = 'derived'")
 
 

@@ -29,6 +29,7 @@ _KEEP = 8          # authors' records kept loaded in a process
 _KEEP_ONE = 4096   # records loaded one by one (a subject's pages) kept in a process
 _LOADED: OrderedDict[tuple[str, str], tuple[Record, ...]] = OrderedDict()
 _ONE: OrderedDict[tuple[str, str, int], Record] = OrderedDict()
+_LISTING: dict[tuple[str, str], bytes] = {}   # the last subject's joined digests (its pages come in a row)
 _KEEP_WHO = 16384   # records' listers kept in a process
 _WHO: dict[tuple[str, str], tuple[str, ...]] = {}
 
@@ -67,6 +68,7 @@ def one_record(index: Index, slug: str, pos: int, blob: bytes | None = None) -> 
 
 def forget() -> None:
     """Let every loaded record go (a build is over)."""
+    _LISTING.clear()
     _LOADED.clear()
     _ONE.clear()
     _WHO.clear()
@@ -223,6 +225,9 @@ class SubjectRecords(_Span):
     def column(self, what: str) -> list[Any]:
         return self.index.listed_span("r." + what, self.name, self.start, self.stop)
 
+    def joined(self, digests: Callable[[Index, str], bytes]) -> bytes:
+        return listing_digests(self.index, self.name, digests)[16 * self.start:16 * self.stop]
+
 
 class Listed(Mapping[str, tuple[str, ...]]):
     """Who lists each record (``SiteModel.record_authors``), asked of the index key by key (an
@@ -265,3 +270,18 @@ def author_digests(index: Index, slug: str) -> bytes:
         return b"".join(hashlib.sha256(content + marshal.dumps(tuple(who.split("\n")), 2)).digest()[:16]
                         for content, who in rows)
     return index.joined(slug, make)
+
+
+def listing_digests(index: Index, code: str, digests: Callable[[Index, str], bytes]) -> bytes:
+    """Each record's digest (``digests``: an author's, joined) of the subject ``code``'s listing,
+    joined: kept in the index (``Index.listing_joined``), so that a rebuild digests the pages of a
+    subject no edit touched without reading its rows (at 5,000 x 100, 2,000,000 rows, 4.1 s), and
+    the last subject's kept here while its pages are planned one after the other."""
+    key = (index.name, code)
+    found = _LISTING.get(key)
+    if found is None:
+        def make(rows: Iterator[Row]) -> bytes:
+            return b"".join(digests(index, slug)[16 * pos:16 * pos + 16] for slug, pos in rows)
+        _LISTING.clear()
+        found = _LISTING[key] = index.listing_joined(code, make)
+    return found

@@ -10,7 +10,8 @@ makes them from the authors in memory (tests/index/ checks each equal to its cou
 A rebuild orders again only what changed: the keys and subjects whose rows moved, came or went
 (``db._moved``; all of a removed author's, ``db._mark``), and everything when the site's authors or
 their order changed. The authors' joined digests (``Index.joined``) that a changed key's listing
-touches go with them.
+touches go with them, and those of every subject such an author has records in
+(``Index.listing_joined``).
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ def derive(index: Index, feed_size: int) -> dict[str, int]:
     if db.execute("SELECT value FROM meta WHERE name = 'derived'").fetchone() != (mark,):
         if db.execute("SELECT value FROM meta WHERE name = 'site'").fetchone() != (site,):
             _all_changed(db)   # (another set or order of authors: every listing may differ)
+        db.execute("DELETE FROM listing_joined WHERE code IN (SELECT DISTINCT j.code FROM subjects j WHERE j.slug IN "
+                   "(SELECT r.slug FROM records r JOIN changed c ON c.key = r.key))")
         db.execute("DELETE FROM joined WHERE slug IN (SELECT r.slug FROM records r JOIN changed c ON c.key = r.key)")
         db.execute("DELETE FROM listed WHERE key IN (SELECT key FROM changed)")
         db.execute(_LISTED)
@@ -109,6 +112,7 @@ def newest(index: Index) -> list[Row]:
 
 def _all_changed(db: sqlite3.Connection) -> None:
     db.execute("DELETE FROM joined")
+    db.execute("DELETE FROM listing_joined")
     db.execute("DELETE FROM listed")
     db.execute("DELETE FROM listing")
     db.execute("DELETE FROM subject_authors")
@@ -131,6 +135,7 @@ WHERE nth = 1
 def _list(db: sqlite3.Connection, code: str) -> None:
     """The subject's listing (``_LIST``) and its authors' counts, most first, made again."""
     db.execute("DELETE FROM listing WHERE code = ?", (code,))
+    db.execute("DELETE FROM listing_joined WHERE code = ?", (code,))
     db.execute("DELETE FROM subject_authors WHERE code = ?", (code,))
     db.execute(_LIST, (code,))
     authors = db.execute("SELECT j.slug, count(*) AS n FROM subjects j JOIN temp.site s ON s.slug = j.slug "
