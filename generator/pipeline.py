@@ -16,7 +16,7 @@ import logging
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from generator.assemble import feed_ids
 from generator.render import jobs
@@ -41,7 +41,9 @@ from generator.index.db import Index
 from generator.index.site import Indexer, site_orders
 from generator.write.output import write_site
 from generator.write.parallel import Pool, check_unique, forks
-from generator.render.pages import plan_tasks
+from generator.render.pages import iter_tasks
+from generator.render import remake
+from generator.render.remake import Remake
 from generator.write.search import Kept, search_tasks
 from generator.store.reader import Store, read_all, unfetched_warning
 from generator.core.taxonomy import load_taxonomy
@@ -90,7 +92,8 @@ def run(root: Path, clock: Clock, inputs: Inputs, target: Path | None, *, base_u
             site = _assemble(config, authors, parsed, inputs, index)
             clock.stage("assemble")
             target = (out_dir or config.output_path).resolve()
-            planned = _plan(config, site, authors, options, parsed, target if reuse else None, index is not None)
+            planned, pool.remake = _plan(config, site, authors, options, parsed, target if reuse else None,
+                                         index is not None)
             del authors   # (what only planning reads, let go before the render processes fork: see _plan)
             if index is not None:
                 index.db.commit()   # (the joined digests the plan made, for the next build)
@@ -206,40 +209,51 @@ def _assemble(config: SiteConfig, authors: Authors, parsed: ParsedInputs, inputs
 
 
 def _plan(config: SiteConfig, site: SiteModel, authors: Authors, options: dict[str, object],
-          parsed: ParsedInputs, out: Path | None, indexed: bool = False) -> list[jobs.Job]:
+          parsed: ParsedInputs, out: Path | None, indexed: bool = False) -> tuple[list[jobs.Job], Remake | None]:
     """Every job of the build, the search index's included when ``options`` ask for it, with the
     digests the last build made kept where they hold (``Authors.seed``, ``keep_digests``). The
     digester's memos (a digest per record) and the authors' parts live only here: held until the
     render processes fork, each process counted them again (a one-record rebuild at 1,000 x 100
-    peaked at 422 MB for the build's processes together, 379 MB with them let go)."""
+    peaked at 422 MB for the build's processes together, 379 MB with them let go). Over the
+    index the jobs are kept thin, and made again to run (generator.render.remake): the Remake."""
     digester = Digester(site)
     # (over the index, its records' digests are the index's: none kept here, nor subjects' jobs)
     last = authors.seed(digester, parsed) if not indexed else {}
     common = jobs.common_digest(config.root, site, options, config.theme, digester)   # (once: 15 ms)
     search = bool(options["search"])
     searched = plan_search(config, site, options, digester, parsed, out, common) if search else _no_search(parsed)
-    planned = plan_site(config, site, options, search, digester, parsed=parsed if not indexed else None,
-                        searched=searched, common=common)
+    env = make_environment(config.root, config.theme)
+    thin = _outputs(config.root, out) if indexed else None
+    planned = plan_site(config, site, options, search, digester, env, parsed=parsed if not indexed else None,
+                        searched=searched, common=common, thin=thin)
     if not indexed:
         authors.keep_digests(digester, parsed, last)
-    return planned
+    return planned, Remake(env, site, load_taxonomy(), config.root) if indexed else None
+
+
+def _outputs(root: Path, out: Path | None) -> dict[str, str]:
+    """The last build's outputs and their digests (none without one, or with --no-reuse)."""
+    manifest = jobs.Manifest.read(jobs.manifest_path(root, out)) if out is not None else None
+    return dict(manifest.outputs) if manifest is not None else {}
 
 
 def plan_site(config: SiteConfig, site: SiteModel, options: dict[str, object], search: bool,
               digester: Digester | None = None, env: jinja2.Environment | None = None,
               pages: bool = True, parsed: ParsedInputs | None = None,
               searched: list[jobs.Job] | None = None, out: Path | None = None,
-              common: bytes | None = None) -> list[jobs.Job]:
+              common: bytes | None = None, thin: Mapping[str, str] | None = None) -> list[jobs.Job]:
     """Every output of the site as a job: pages, feeds, exports, and the search index (``searched``:
     its job, planned already by ``plan_search``). The preview passes its digester and Jinja
     environment (templates compiled once) from one plan to the next, and plans the search index
-    apart (``pages=False``), once the pages are in place. ``common``: ``jobs.common_digest``, if made."""
-    tasks = [*plan_tasks(env or make_environment(config.root, config.theme), site, load_taxonomy(),
-                         root=config.root)] if pages else []
+    apart (``pages=False``), once the pages are in place. ``common``: ``jobs.common_digest``, if made.
+    ``thin``: the last build's outputs, for a plan whose jobs are kept thin (``jobs.plan_jobs``)."""
+    env = env or make_environment(config.root, config.theme)
     digester = digester or Digester(site)
     common = common or jobs.common_digest(config.root, site, options, config.theme, digester)
     kept = SubjectJobs.plan(site, digester, common, parsed) if parsed is not None and pages else None
-    planned = jobs.plan_jobs(tasks, site, common, digester, kept.known if kept is not None else None)
+    tasks = iter_tasks(env, site, load_taxonomy(), root=config.root) if pages else iter(())
+    planned = jobs.plan_jobs(tasks, site, common, digester, kept.known if kept is not None else None,
+                             thin=thin, whole=remake.CHUNK)
     if kept is not None:
         kept.keep(parsed, planned)   # type: ignore[arg-type]
     if search:

@@ -30,7 +30,7 @@ import os
 from dataclasses import dataclass
 from itertools import compress, repeat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Collection, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Collection, Iterable, Mapping
 
 import orjson
 
@@ -84,11 +84,15 @@ class Job:
         return isinstance(self.task, FolderTask)
 
 
-def plan_jobs(tasks: Sequence[Task | FolderTask], site: SiteModel, common: bytes,
-              digester: Digester | None = None, known: Mapping[str, str] | None = None) -> list[Job]:
+def plan_jobs(tasks: Iterable[Task | FolderTask], site: SiteModel, common: bytes,
+              digester: Digester | None = None, known: Mapping[str, str] | None = None,
+              thin: Mapping[str, str] | None = None, whole: int = 0) -> list[Job]:
     """Each task with the digest of ``common`` and of exactly what it reads (``digester``: one
     kept from earlier plans of this site, renewed for ``site``); ``known``: the digests of some
-    outputs, found already (generator.incremental.subject_jobs)."""
+    outputs, found already (generator.incremental.subject_jobs). ``thin``: the last build's
+    outputs and digests (its manifest's, maybe none), given for a plan that keeps its tasks thin
+    (generator.render.remake): a task stays whole only when its digest is not the one there,
+    ``whole`` of them at most."""
     if digester is None:
         digester = Digester(site)
     else:
@@ -101,6 +105,10 @@ def plan_jobs(tasks: Sequence[Task | FolderTask], site: SiteModel, common: bytes
             h = hashlib.sha256(common)
             h.update(digester.reads(t.rel_path, t.reads))
             digest = h.hexdigest()[:32]
+        if thin is not None and isinstance(t, Task) and (whole <= 0 or thin.get(t.rel_path) == digest):
+            t = t.thin()
+        elif thin is not None and isinstance(t, Task):
+            whole -= 1
         out.append(Job(t, digest))
     return out
 

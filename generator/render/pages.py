@@ -16,7 +16,7 @@ import math
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Collection, Iterable
+from typing import Any, Callable, Collection, Iterable, Iterator
 
 import jinja2
 
@@ -56,29 +56,33 @@ class PagePlan:
 def plan_pages(site: SiteModel, taxonomy: Taxonomy, lab: Lab | None = None) -> list[PagePlan]:
     """Every page and feed of the site, in a stable order (``lab``: the lab's list, ``lab_of``,
     made already; made here when the site has one)."""
-    plans = [PagePlan(routes.home(), "index.html", {"page_kind": "home", "authors": site.authors})]
+    return list(iter_pages(site, taxonomy, lab))
+
+
+def iter_pages(site: SiteModel, taxonomy: Taxonomy, lab: Lab | None = None) -> Iterator[PagePlan]:
+    """``plan_pages``, one page at a time (a plan over the index holds none: generator.render.remake)."""
+    yield PagePlan(routes.home(), "index.html", {"page_kind": "home", "authors": site.authors})
     if site.publications:
-        plans += _lab_pages(site, lab if lab is not None else lab_of(site.authors, site.groups))
+        yield from _lab_pages(site, lab if lab is not None else lab_of(site.authors, site.groups))
     for a in site.authors:
-        plans += _author_pages(site, a)
-    plans.append(PagePlan(routes.subjects(), "subjects.html",
-                          {"page_kind": "subjects", "groups": _group_subjects(site.subjects, taxonomy)}))
+        yield from _author_pages(site, a)
+    yield PagePlan(routes.subjects(), "subjects.html",
+                   {"page_kind": "subjects", "groups": _group_subjects(site.subjects, taxonomy)})
     for s in site.subjects:
-        plans += _subject_pages(s, site.paginate)
-        plans.append(_feed(routes.subject(s.code), f"{s.name} ({s.code}) · {site.title}",
-                           N_("Records in %(name)s by the profiled authors."), s.records[:site.feed_size],
-                           subject_group(s.code), site.feeds, name=s.name))
+        yield from _subject_pages(s, site.paginate)
+        yield _feed(routes.subject(s.code), f"{s.name} ({s.code}) · {site.title}",
+                    N_("Records in %(name)s by the profiled authors."), s.records[:site.feed_size],
+                    subject_group(s.code), site.feeds, name=s.name)
     if site.papers:
-        plans += _paper_pages(site)
+        yield from _paper_pages(site)
     if site.venues:
-        plans += _venue_pages(site)
+        yield from _venue_pages(site)
     newest = site.newest if site.newest is not None else assemble.newest(site.authors, site.feed_size)
-    plans.append(_feed(routes.home(), site.title, N_("New records of the profiled authors."), newest[:site.feed_size],
-                       feeds=site.feeds, announce=_announced(site, site.feeds.announced if site.feeds else ())))
-    plans.append(PagePlan(routes.search(), "search.html", {"page_kind": "search"}))
-    plans += [PagePlan(routes.page(p.name), "page.html", {"page_kind": "page", "page": p}) for p in site.pages]
-    plans.append(PagePlan(routes.not_found(), "404.html", {"page_kind": "404"}, in_sitemap=False))
-    return plans
+    yield _feed(routes.home(), site.title, N_("New records of the profiled authors."), newest[:site.feed_size],
+                feeds=site.feeds, announce=_announced(site, site.feeds.announced if site.feeds else ()))
+    yield PagePlan(routes.search(), "search.html", {"page_kind": "search"})
+    yield from (PagePlan(routes.page(p.name), "page.html", {"page_kind": "page", "page": p}) for p in site.pages)
+    yield PagePlan(routes.not_found(), "404.html", {"page_kind": "404"}, in_sitemap=False)
 
 
 def _author_pages(site: SiteModel, a: Author) -> list[PagePlan]:
@@ -212,16 +216,30 @@ def plan_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy, roo
     """Every file of the site as a task: pages, feeds, exports, the authors' index, sitemap,
     robots.txt, .nojekyll, CNAME and (given the site's ``root``) the authors' photos; each
     names what it reads."""
+    return list(iter_tasks(env, site, taxonomy, root))
+
+
+def iter_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy,
+               root: Path | None = None) -> Iterator[Task]:
+    """``plan_tasks``, one task at a time, in its order: what is held meanwhile is the sitemap's
+    URLs, not the pages (generator.render.remake)."""
     _set_globals(env, site, taxonomy, root)
     lab = lab_of(site.authors, site.groups) if site.publications else None
-    plans = plan_pages(site, taxonomy, lab)
-    tasks = [_page_task(env, p) for p in plans] + (_lab_exports(lab, site.title) if lab is not None else [])
+    urls: list[str] = []
+    for p in iter_pages(site, taxonomy, lab):
+        if p.in_sitemap:
+            urls.append(p.route.url)
+        yield _page_task(env, p)
+    if lab is not None:
+        yield from _lab_exports(lab, site.title)
     for a in site.authors:
-        tasks += _export_tasks(a)
+        yield from _export_tasks(a)
     index = tuple((a.slug, a.name, len(a.records)) for a in site.authors)
-    tasks.append(Task(routes.authors_index().path, functools.partial(authors_index, site), reads=(index,)))
-    tasks += sitemap_tasks(env, site.base_url, [p.route.url for p in plans if p.in_sitemap])
-    return tasks + _static_tasks(site) + [t for a in site.authors for t in _photo_tasks(root, a)]
+    yield Task(routes.authors_index().path, functools.partial(authors_index, site), reads=(index,))
+    yield from sitemap_tasks(env, site.base_url, urls)
+    yield from _static_tasks(site)
+    for a in site.authors:
+        yield from _photo_tasks(root, a)
 
 
 # sitemaps.org: one sitemap file holds at most 50,000 URLs and 50 MB (52,428,800 bytes) uncompressed.

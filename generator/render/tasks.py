@@ -27,6 +27,21 @@ class Task:
     reads: tuple[Any, ...] = ()
 
 
+    def thin(self) -> Task:
+        """This task without what makes its bytes or what it read: where it goes, its group and
+        weight. A plan over the index keeps its jobs so (generator.render.remake makes them
+        again, a chunk at a time, to run them)."""
+        return Task(self.rel_path, _made_again, self.group, self.weight)
+
+    @property
+    def thinned(self) -> bool:
+        return self.make is _made_again
+
+
+def _made_again() -> bytes:
+    raise RuntimeError("a thin task was run as it was planned, not made again (generator.render.remake)")
+
+
 @dataclass(frozen=True, slots=True)
 class FolderTask:
     """A folder of files made together (the search index, generator.write.search): ``fill`` gets the staging
@@ -38,6 +53,8 @@ class FolderTask:
     group: str = "site"
     weight: int = 1
     reads: tuple[Any, ...] = ()   # as Task.reads
+
+    thinned = False   # (never thin: a folder's task is kept whole)
 
 
 def author_group(slug: str) -> str:

@@ -30,12 +30,15 @@ from collections import defaultdict
 from multiprocessing.connection import Connection
 from pathlib import Path
 from types import TracebackType
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
 from generator.core.errors import SiteError
 from generator.write.output import clear_spare, safe_rel, write_file
 from generator.core.processes import HELD as _HELD, die_with_parent, signals_held
 from generator.render.tasks import FolderTask, Task
+
+if TYPE_CHECKING:
+    from generator.render.remake import Remake
 
 log = logging.getLogger(__name__)
 
@@ -139,8 +142,8 @@ class Progress:
     ten seconds or more, a 5,000-author one for a minute. Said by the first process only, from
     the groups claimed so far (the others' are counted as started)."""
 
-    def __init__(self, tasks: int, every: float = 5.0) -> None:
-        self.tasks, self.every = tasks, every
+    def __init__(self, tasks: int, every: float = 5.0, before: int = 0) -> None:
+        self.tasks, self.every, self.before = tasks, every, before   # (before: run in earlier chunks)
         self._last = time.monotonic()
 
     def done(self, groups_started: int, groups: Sequence[Sequence[Task | FolderTask]]) -> None:
@@ -148,7 +151,7 @@ class Progress:
         if now - self._last < self.every or groups_started >= len(groups):
             return
         self._last = now
-        started = sum(len(g) for g in groups[:groups_started])
+        started = self.before + sum(len(g) for g in groups[:groups_started])
         log.info("rendering: about %d%% of %s jobs", 100 * started // max(self.tasks, 1), f"{self.tasks:,}")
 
 
@@ -193,7 +196,7 @@ def forks(tasks: Sequence[Task | FolderTask], workers: int) -> bool:
     return workers > 1 and sum(t.weight for t in tasks) >= MIN_PARALLEL_WEIGHT
 
 
-def run_tasks(tasks: Sequence[Task | FolderTask], dest: Path, workers: int) -> int:
+def run_tasks(tasks: Sequence[Task | FolderTask], dest: Path, workers: int, progress: Progress | None = None) -> int:
     """Make and write every task's file under ``dest``; return the bytes written."""
     check_unique(tasks)
     if not forks(tasks, workers):   # by group too: a group's tasks read the same records (generator.index.lazy)
@@ -211,7 +214,7 @@ def run_tasks(tasks: Sequence[Task | FolderTask], dest: Path, workers: int) -> i
         children.append((proc, recv))
     try:
         total = _run_claimed(groups, claims, 0, dest, lambda: any(not proc.is_alive() for proc, _ in children),
-                             Progress(len(tasks)))
+                             progress or Progress(len(tasks)))
         for proc, recv in children:
             try:
                 result = recv.recv()
@@ -247,6 +250,7 @@ class Pool:
     def __init__(self, workers: int | None = None) -> None:
         self.workers = default_workers() if workers is None else workers
         self._gc_was_enabled = True
+        self.remake: Remake | None = None   # how a plan kept thin makes its tasks again (render.remake)
 
     def __enter__(self) -> Pool:
         self._gc_was_enabled = gc.isenabled()
@@ -260,7 +264,15 @@ class Pool:
             gc.enable()
 
     def run(self, tasks: Sequence[Task | FolderTask], dest: Path) -> int:
-        """``run_tasks`` on this pool's processes, once the loaded model is frozen."""
-        gc.freeze()
+        """``run_tasks`` on this pool's processes, once the loaded model is frozen; given a plan
+        kept thin (``remake``), a chunk at a time, the processes forked again for each."""
         gc.enable()
-        return run_tasks(tasks, dest, self.workers)
+        if self.remake is None:
+            gc.freeze()
+            return run_tasks(tasks, dest, self.workers)
+        total = done = 0
+        for chunk in self.remake.chunks(tasks):
+            gc.freeze()
+            total += run_tasks(chunk, dest, self.workers, Progress(len(tasks), before=done))
+            done += len(chunk)
+        return total

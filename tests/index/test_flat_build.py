@@ -3,7 +3,8 @@ memory, and its rebuilds in place equal clean builds after every kind of edit.
 
 A site of more than ``pipeline.INDEX_FROM`` authors without a page that lists every record at
 once (``papers``, ``publications`` and ``venues`` off: assemble.site.lists_every_record) is built
-over the index; here every site is (``pipeline.FLAT``). Checked here: the
+over the index; here every site is (``pipeline.FLAT``), and its tasks are made again to run a
+chunk at a time (generator.render.remake), in chunks far smaller than a real build's. Checked here: the
 incremental test's edits (tests/incremental/test_incremental_equals_clean.py) on its site so
 set, each rebuilt in place against a clean build (and the toggles of those three keys move the
 site from one path to the other and back); and a generated corpus of 130 authors (papers and
@@ -23,14 +24,16 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from generator import pipeline
 from generator.build import build
-from generator.render import search_runs
+from generator.render import remake, search_runs
 from tests.helpers import generated_corpus
 from tests.incremental.test_incremental_equals_clean import EDITS, SITE, _tree, run_edits
 
 @pytest.fixture(autouse=True)
 def _over_the_index(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every site here is built over the index (by size, only those over pipeline.INDEX_FROM authors are)."""
+    """Every site here is built over the index (by size, only those over pipeline.INDEX_FROM authors
+    are), its plan's tasks made again to run a few at a time (generator.render.remake: 20,000)."""
     monkeypatch.setattr(pipeline, "FLAT", True)
+    monkeypatch.setattr(remake, "CHUNK", 5)
 
 
 # (the incremental test's keys that switch the site to a build in memory, drawn last)
@@ -87,6 +90,7 @@ def test_the_index_writes_the_bytes_of_a_build_in_memory(corpus: Path, tmp_path:
     postings (generator.render.search_runs): the bytes of the index made at once, in memory."""
     monkeypatch.setattr(search_runs, "DOCS", 150)
     monkeypatch.setattr(search_runs, "RUN", 2000)
+    monkeypatch.setattr(remake, "CHUNK", 300)   # (each chunk heavy enough to fork: parallel.MIN_PARALLEL_WEIGHT)
     build(corpus, workers=2)
     assert (corpus / ".authorsite" / "index.sqlite").is_file()
     assert _tree(corpus / "output") == _in_memory(corpus, tmp_path / "memory", monkeypatch)

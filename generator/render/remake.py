@@ -1,0 +1,65 @@
+"""The tasks of a plan over the index, made again to run, a chunk at a time.
+
+A build's processes used to hold every task of the plan at once, each with its page's context
+and the closure that renders it, and its render processes, forked after the plan, held them
+again: about 1.3 KB a job, 177,000 jobs at 20,000 x 100, the part of a cold build's memory that
+grew with the site (docs/scale.md). Over the index (generator.index) the plan keeps each job
+thin (``Task.thin``: where, group, weight, digest), except those that look due to run
+(``plan_jobs``' ``keep``), up to ``CHUNK``. ``Remake.chunks`` hands the run its tasks: the whole
+ones, then the thin ones made again by planning the site once more (``iter_tasks``: the same
+tasks in the same order, made of the same model), ``CHUNK`` at a time; the pool forks its
+processes for each chunk (generator.write.parallel). Which process makes a file never changes
+its bytes, so neither does the chunking.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterator, Sequence
+
+from generator.render.pages import iter_tasks
+from generator.render.tasks import FolderTask, Task
+
+if TYPE_CHECKING:
+    import jinja2
+
+    from generator.core.model import SiteModel
+    from generator.core.taxonomy import Taxonomy
+
+CHUNK = 20_000   # tasks held at once: about 26 MB of them, in the build's process and each it forks
+
+
+@dataclass(frozen=True)
+class Remake:
+    """How the plan's tasks were made (its Jinja environment, model, taxonomy and site root)."""
+
+    env: jinja2.Environment
+    site: SiteModel
+    taxonomy: Taxonomy
+    root: Path | None
+
+    def chunks(self, tasks: Sequence[Task | FolderTask]) -> Iterator[list[Task | FolderTask]]:
+        """``tasks``, made whole, at most ``CHUNK`` at a time: the whole ones as they are, then the
+        thin ones made again, in the plan's order."""
+        size = CHUNK
+        whole = [t for t in tasks if not t.thinned]
+        for i in range(0, len(whole), size):
+            yield whole[i:i + size]
+        del whole
+        wanted = {t.rel_path for t in tasks if t.thinned}
+        if not wanted:
+            return
+        chunk: list[Task | FolderTask] = []
+        found = 0
+        for t in iter_tasks(self.env, self.site, self.taxonomy, self.root):
+            if t.rel_path in wanted:
+                chunk.append(t)
+                found += 1
+                if len(chunk) == size or found == len(wanted):
+                    yield chunk
+                    chunk = []
+                if found == len(wanted):
+                    return
+        raise RuntimeError(f"{len(wanted) - found} of the plan's tasks were not planned again "
+                           "(generator.render.remake): the model changed between the plan and the run")
