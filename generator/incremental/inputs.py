@@ -78,11 +78,15 @@ def _listing(folder: str, links: list[bool] | None = None) -> Listing | None:
 
 
 def hash_files(h: Any, tops: Iterable[Path], root: Path | None = None) -> None:  # noqa: ANN401 - a hashlib object
-    """Each file's name (relative to ``root`` when under it), length and bytes."""
+    """Each file's name, length and bytes. The name is relative to ``root`` when under it, else
+    to the folder that holds its top (the built-in theme's: ``default/templates/...``), so where
+    the package is installed or checked out changes no digest (two checkouts of one commit, or a
+    CI runner's workspace, reuse each other's jobs)."""
     prefix = str(root) + os.sep if root is not None else None
     for top in tops:
+        outside = len(str(top.parent)) + 1
         for path in files_under(top):
-            name = path[len(prefix):] if prefix and path.startswith(prefix) else path
+            name = path[len(prefix):] if prefix and path.startswith(prefix) else "\0" + path[outside:]
             with open(path, "rb") as f:
                 data = f.read()
             h.update(f"{name}\0{len(data)}\0".encode())

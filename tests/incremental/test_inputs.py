@@ -9,7 +9,7 @@ import os
 import time
 from pathlib import Path
 
-from generator.incremental.inputs import _STAT_MAGIC, _StatCache, read_inputs
+from generator.incremental.inputs import _STAT_MAGIC, _StatCache, hash_files, read_inputs
 
 
 def _site(root: Path) -> Path:
@@ -145,3 +145,24 @@ def test_a_folder_listing_is_kept_while_the_folder_is_as_it_was(tmp_path: Path) 
     target.unlink()
     target.mkdir()   # the link now names a folder: no input any more, though the folder is unchanged
     assert str(authors / "link.yaml") not in read_inputs(root, {}).files
+
+
+def test_where_the_theme_is_installed_changes_no_digest(tmp_path: Path) -> None:
+    """The built-in theme lives beside the package, outside the site: its files are named from the
+    folder that holds it, so two checkouts of one commit (or two CI workspaces) digest alike, and
+    reuse each other's jobs; a change of a file's bytes or name still tells."""
+    def digest(top: Path) -> str:
+        h = hashlib.sha256()
+        hash_files(h, [top], tmp_path / "site")
+        return h.hexdigest()
+
+    for where in ("a/x", "b"):
+        (tmp_path / where / "default" / "templates").mkdir(parents=True)
+        (tmp_path / where / "default" / "templates" / "base.html").write_text("<html>", "utf-8")
+    a, b = tmp_path / "a" / "x" / "default", tmp_path / "b" / "default"
+    assert digest(a) == digest(b)
+    (b / "templates" / "base.html").write_text("<html >", "utf-8")
+    assert digest(a) != digest(b)
+    (b / "templates" / "base.html").rename(b / "templates" / "page.html")
+    (b / "templates" / "page.html").write_text("<html>", "utf-8")
+    assert digest(a) != digest(b)
