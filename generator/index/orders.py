@@ -10,7 +10,7 @@ makes them from the authors in memory (tests/index/ checks each equal to its cou
 A rebuild orders again only what changed: the keys and subjects whose rows moved, came or went
 (``db._moved``; all of a removed author's, ``db._mark``), and everything when the site's authors or
 their order changed. The authors' joined digests (``Index.joined``) that a changed key's listing
-touches go with them, and those of every subject such an author has records in
+touches go with them, and the listings' digests of the subjects holding a copy of a changed key
 (``Index.listing_joined``).
 """
 
@@ -43,8 +43,9 @@ def derive(index: Index, feed_size: int) -> dict[str, int]:
     if db.execute("SELECT value FROM meta WHERE name = 'derived'").fetchone() != (mark,):
         if db.execute("SELECT value FROM meta WHERE name = 'site'").fetchone() != (site,):
             _all_changed(db)   # (another set or order of authors: every listing may differ)
-        db.execute("DELETE FROM listing_joined WHERE code IN (SELECT DISTINCT j.code FROM subjects j WHERE j.slug IN "
-                   "(SELECT r.slug FROM records r JOIN changed c ON c.key = r.key))")
+        # (whose listers changed: the digest of each copy of those keys, so the subjects they are in)
+        db.execute("DELETE FROM listing_joined WHERE code IN (SELECT DISTINCT j.code FROM changed c JOIN records r "
+                   "ON r.key = c.key JOIN subjects j ON j.slug = r.slug AND j.pos = r.pos)")
         db.execute("DELETE FROM joined WHERE slug IN (SELECT r.slug FROM records r JOIN changed c ON c.key = r.key)")
         db.execute("DELETE FROM listed WHERE key IN (SELECT key FROM changed)")
         db.execute(_LISTED)
