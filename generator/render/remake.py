@@ -4,12 +4,12 @@ A build's processes used to hold every task of the plan at once, each with its p
 and the closure that renders it, and its render processes, forked after the plan, held them
 again: about 1.3 KB a job, 177,000 jobs at 20,000 x 100, the part of a cold build's memory that
 grew with the site (docs/scale.md). Over the index (generator.index) the plan keeps each job
-thin (``Task.thin``: where, group, weight, digest), except those that look due to run
-(``jobs.plan_jobs``' ``thin`` and ``whole``), up to ``CHUNK``. ``Remake.chunks`` hands the run its tasks: the whole
-ones, then the thin ones made again by planning the site once more (``iter_tasks``: the same
-tasks in the same order, made of the same model), ``CHUNK`` at a time; the pool forks its
-processes for each chunk (generator.write.parallel). Which process makes a file never changes
-its bytes, so neither does the chunking.
+thin (``Task.thin``: where, group, weight, digest), except those that look due to run, up to
+``CHUNK`` (``jobs.plan_jobs``' ``thin`` and ``whole``). ``Remake.chunks`` hands the run its
+tasks: the whole ones, then the thin ones made again by planning the site once more
+(``iter_tasks``: the same tasks in the same order, made of the same model), ``CHUNK`` at a time;
+the pool forks its processes for each chunk (generator.write.parallel). Which process makes a
+file never changes its bytes, so neither does the chunking.
 """
 
 from __future__ import annotations
