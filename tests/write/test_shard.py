@@ -24,10 +24,11 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from test_incremental_equals_clean import EDITS, SITE, copy_inputs
 from test_jobs import synthetic_site
 
+from generator import pipeline
 from generator.build import build
 from generator.core.errors import SiteError
 from generator.core.paths import FEED_MEMORY
-from generator.render import jobs
+from generator.render import jobs, remake
 from generator.sharded import build_shard, matrix, merge
 from generator.write.shard import MANIFEST, Spec, shard_of
 from helpers import copy_demo
@@ -65,6 +66,21 @@ def merged_equals_clean(root: Path, tmp: Path, n: int, **options: object) -> lis
     if (mine.read_bytes() if mine.is_file() else None) != (theirs.read_bytes() if theirs.is_file() else None):
         differ.append(str(FEED_MEMORY))
     return differ
+
+
+def test_shards_over_the_index_with_a_thin_plan_merge_to_the_build(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A site built over the index (generator.index) plans its jobs thin and makes their tasks
+    again a chunk at a time (generator.render.remake): each shard's share too, and the merge is
+    still the build."""
+    monkeypatch.setattr(pipeline, "FLAT", True)
+    monkeypatch.setattr(remake, "CHUNK", 5)
+    root = synthetic_site(tmp_path / "syn", authors=12, records=5)
+    with (root / "site.yaml").open("a", encoding="utf-8") as f:   # (no page that lists every record)
+        f.write("\npapers: false\npublications: false\nvenues: false\n")
+    for n in (1, 3):
+        assert merged_equals_clean(root, tmp_path, n) == [], f"N = {n}"
+    assert (root / ".authorsite" / "index.sqlite").is_file(), "not built over the index"
 
 
 def test_the_demo_merged_from_any_number_of_shards_is_the_build(tmp_path: Path) -> None:
