@@ -43,7 +43,6 @@ from generator.write.output import write_site
 from generator.write.parallel import Pool, check_unique, forks
 from generator.render.pages import iter_tasks
 from generator.render import remake
-from generator.render.remake import Remake
 from generator.write.search import Kept, search_tasks
 from generator.store.reader import Store, read_all, unfetched_warning
 from generator.core.taxonomy import load_taxonomy
@@ -209,7 +208,8 @@ def _assemble(config: SiteConfig, authors: Authors, parsed: ParsedInputs, inputs
 
 
 def _plan(config: SiteConfig, site: SiteModel, authors: Authors, options: dict[str, object],
-          parsed: ParsedInputs, out: Path | None, indexed: bool = False) -> tuple[list[jobs.Job], Remake | None]:
+          parsed: ParsedInputs, out: Path | None,
+          indexed: bool = False) -> tuple[list[jobs.Job], remake.Remake | None]:
     """Every job of the build, the search index's included when ``options`` ask for it, with the
     digests the last build made kept where they hold (``Authors.seed``, ``keep_digests``). The
     digester's memos (a digest per record) and the authors' parts live only here: held until the
@@ -228,7 +228,7 @@ def _plan(config: SiteConfig, site: SiteModel, authors: Authors, options: dict[s
                         searched=searched, common=common, thin=thin)
     if not indexed:
         authors.keep_digests(digester, parsed, last)
-    return planned, Remake(env, site, load_taxonomy(), config.root) if indexed else None
+    return planned, remake.Remake(env, site, load_taxonomy(), config.root) if indexed else None
 
 
 def _outputs(root: Path, out: Path | None) -> Mapping[str, str]:

@@ -100,9 +100,7 @@ class Index:
         """The author ``slug``'s records (``values``: each one's ``values_of``), in place of what it
         held, with the rest of its part (``part``: bytes, handed back by ``kept``)."""
         db = self.db
-        was = _placed(db, slug)
-        db.execute("DELETE FROM records WHERE slug = ?", (slug,))
-        db.execute("DELETE FROM subjects WHERE slug = ?", (slug,))
+        was = _drop(db, slug)
         rows = [(slug, i, r.key, r.year or 0, r.published or "", entry_updated(r), int(bool(r.venue)), c,
                  pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL))
                 for i, (r, c, v) in enumerate(zip(records, contents, values, strict=True))]
@@ -121,7 +119,7 @@ class Index:
         db = self.db
         _fill_site(db, self.slugs)
         gone = [s for (s,) in db.execute("SELECT slug FROM authors WHERE slug NOT IN (SELECT slug FROM temp.site)")]
-        for slug in gone:
+        for slug in gone:   # (nothing to mark: another set of authors orders everything again, orders.derive)
             _drop(db, slug)
             db.execute("DELETE FROM authors WHERE slug = ?", (slug,))
         db.commit()
@@ -235,20 +233,6 @@ def _open(path: Path) -> sqlite3.Connection:
     return db
 
 
-def _drop(db: sqlite3.Connection, slug: str) -> None:
-    """The author's rows gone, their keys and subjects marked changed (orders.derive)."""
-    _mark(db, slug)
-    db.execute("DELETE FROM records WHERE slug = ?", (slug,))
-    db.execute("DELETE FROM subjects WHERE slug = ?", (slug,))
-
-
-def _mark(db: sqlite3.Connection, slug: str) -> None:
-    """The keys and subjects of the author's rows marked changed: orders.derive orders them again."""
-    db.execute("INSERT OR IGNORE INTO changed SELECT key FROM records WHERE slug = ?", (slug,))
-    db.execute("INSERT OR IGNORE INTO changed_codes SELECT code FROM subjects WHERE slug = ?", (slug,))
-    db.execute("DELETE FROM meta WHERE name = 'derived'")
-
-
 # Where an author's records stand in the orders (orders.derive): each one's key, place and content
 # digest, and each subject row (code, place, key, year, date).
 Placed = tuple[set[tuple[Any, ...]], set[tuple[Any, ...]]]
@@ -257,6 +241,14 @@ Placed = tuple[set[tuple[Any, ...]], set[tuple[Any, ...]]]
 def _placed(db: sqlite3.Connection, slug: str) -> Placed:
     return (set(db.execute("SELECT key, pos, content FROM records WHERE slug = ?", (slug,))),
             set(db.execute("SELECT code, pos, key, y, p FROM subjects WHERE slug = ?", (slug,))))
+
+
+def _drop(db: sqlite3.Connection, slug: str) -> Placed:
+    """The author's rows gone; where they stood (``_placed``), for ``_moved``."""
+    was = _placed(db, slug)
+    db.execute("DELETE FROM records WHERE slug = ?", (slug,))
+    db.execute("DELETE FROM subjects WHERE slug = ?", (slug,))
+    return was
 
 
 def _moved(db: sqlite3.Connection, slug: str, was: Placed, now: Placed) -> None:

@@ -8,10 +8,9 @@ makes them from the authors in memory (tests/index/ checks each equal to its cou
 - the newest records (``assemble.site.newest``), kept in ``meta``.
 
 A rebuild orders again only what changed: the keys and subjects whose rows moved, came or went
-(``db._moved``; all of a removed author's, ``db._mark``), and everything when the site's authors or
-their order changed. The authors' joined digests (``Index.joined``) that a changed key's listing
-touches go with them, and the listings' digests of the subjects holding a copy of a changed key
-(``Index.listing_joined``).
+(``db._moved``), and everything when the site's authors or their order changed. The authors'
+joined digests (``Index.joined``) that a changed key's listing touches go with them, and the
+listings' digests of the subjects holding a copy of a changed key (``Index.listing_joined``).
 """
 
 from __future__ import annotations
@@ -60,7 +59,10 @@ def derive(index: Index, feed_size: int) -> dict[str, int]:
         db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [("derived", mark), ("site", site),
                                                                       ("newest", newest)])
         db.commit()
-    return dict(db.execute("SELECT code, count(*) FROM listing GROUP BY code"))
+    # (each listing's length from its last rank, one seek of the primary key a subject: counting
+    # every row of the listings was 0.1 s a build at 5,000 x 100)
+    return {code: db.execute("SELECT rank + 1 FROM listing WHERE code = ? ORDER BY rank DESC LIMIT 1",
+                             (code,)).fetchone()[0] for (code,) in db.execute("SELECT code FROM subject_authors")}
 
 
 class Counts(Sequence[tuple[str, int]]):

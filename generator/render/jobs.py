@@ -105,10 +105,11 @@ def plan_jobs(tasks: Iterable[Task | FolderTask], site: SiteModel, common: bytes
             h = hashlib.sha256(common)
             h.update(digester.reads(t.rel_path, t.reads))
             digest = h.hexdigest()[:32]
-        if thin is not None and isinstance(t, Task) and (whole <= 0 or thin.get(t.rel_path) == digest):
-            t = t.thin()
-        elif thin is not None and isinstance(t, Task):
-            whole -= 1
+        if thin is not None and isinstance(t, Task):
+            if whole > 0 and thin.get(t.rel_path) != digest:
+                whole -= 1
+            else:
+                t = t.thin()
         out.append(Job(t, digest))
     return out
 
