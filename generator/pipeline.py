@@ -43,6 +43,7 @@ from generator.write.output import write_site
 from generator.write.parallel import Pool, check_unique, forks
 from generator.render.pages import iter_tasks
 from generator.render import remake
+from generator.render.apart import plan_apart
 from generator.write.search import Kept, search_tasks
 from generator.store.reader import Store, read_all, unfetched_warning
 from generator.core.taxonomy import load_taxonomy
@@ -91,11 +92,8 @@ def run(root: Path, clock: Clock, inputs: Inputs, target: Path | None, *, base_u
             site = _assemble(config, authors, parsed, inputs, index)
             clock.stage("assemble")
             target = (out_dir or config.output_path).resolve()
-            planned, pool.remake = _plan(config, site, authors, options, parsed, target if reuse else None,
-                                         index is not None)
+            planned, pool.remake = _plan(config, site, authors, options, parsed, target if reuse else None, index)
             del authors   # (what only planning reads, let go before the render processes fork: see _plan)
-            if index is not None:
-                index.db.commit()   # (the joined digests the plan made, for the next build)
             clock.stage("plan jobs")
             fill = functools.partial(hollow.fill, kept)
             total, size, rendered = _run(pool, config, planned, target, inputs.digest, clock, prelink, fill, reuse,
@@ -209,7 +207,7 @@ def _assemble(config: SiteConfig, authors: Authors, parsed: ParsedInputs, inputs
 
 def _plan(config: SiteConfig, site: SiteModel, authors: Authors, options: dict[str, object],
           parsed: ParsedInputs, out: Path | None,
-          indexed: bool = False) -> tuple[list[jobs.Job], remake.Remake | None]:
+          index: Index | None = None) -> tuple[list[jobs.Job], remake.Remake | None]:
     """Every job of the build, the search index's included when ``options`` ask for it, with the
     digests the last build made kept where they hold (``Authors.seed``, ``keep_digests``). The
     digester's memos (a digest per record) and the authors' parts live only here: held until the
@@ -218,17 +216,24 @@ def _plan(config: SiteConfig, site: SiteModel, authors: Authors, options: dict[s
     index the jobs are kept thin, and made again to run (generator.render.remake): the Remake."""
     digester = Digester(site)
     # (over the index, its records' digests are the index's: none kept here, nor subjects' jobs)
-    last = authors.seed(digester, parsed) if not indexed else {}
+    last = authors.seed(digester, parsed) if index is None else {}
     common = jobs.common_digest(config.root, site, options, config.theme, digester)   # (once: 15 ms)
     search = bool(options["search"])
     searched = plan_search(config, site, options, digester, parsed, out, common) if search else _no_search(parsed)
     env = make_environment(config.root, config.theme)
-    thin = _outputs(config.root, out) if indexed else None
-    planned = plan_site(config, site, options, search, digester, env, parsed=parsed if not indexed else None,
-                        searched=searched, common=common, thin=thin)
-    if not indexed:
-        authors.keep_digests(digester, parsed, last)
-    return planned, remake.Remake(env, site, load_taxonomy(), config.root) if indexed else None
+    if index is not None:   # (planned in a process of its own, its jobs all thin: generator.render.apart)
+        index.db.commit()    # (what assemble wrote: the plan's process writes the listing digests)
+
+        def plan() -> list[jobs.Job]:
+            made = plan_site(config, site, options, search, digester, env, searched=searched, common=common,
+                             thin=_outputs(config.root, out), whole=0)
+            index.db.commit()   # (the joined digests the plan made, for the next build)
+            return made
+        return plan_apart(plan, searched), remake.Remake(env, site, load_taxonomy(), config.root)
+    planned = plan_site(config, site, options, search, digester, env, parsed=parsed, searched=searched,
+                        common=common)
+    authors.keep_digests(digester, parsed, last)
+    return planned, None
 
 
 def _outputs(root: Path, out: Path | None) -> Mapping[str, str]:
@@ -242,19 +247,21 @@ def plan_site(config: SiteConfig, site: SiteModel, options: dict[str, object], s
               digester: Digester | None = None, env: jinja2.Environment | None = None,
               pages: bool = True, parsed: ParsedInputs | None = None,
               searched: list[jobs.Job] | None = None, out: Path | None = None,
-              common: bytes | None = None, thin: Mapping[str, str] | None = None) -> list[jobs.Job]:
+              common: bytes | None = None, thin: Mapping[str, str] | None = None,
+              whole: int = remake.CHUNK) -> list[jobs.Job]:
     """Every output of the site as a job: pages, feeds, exports, and the search index (``searched``:
     its job, planned already by ``plan_search``). The preview passes its digester and Jinja
     environment (templates compiled once) from one plan to the next, and plans the search index
     apart (``pages=False``), once the pages are in place. ``common``: ``jobs.common_digest``, if made.
-    ``thin``: the last build's outputs, for a plan whose jobs are kept thin (``jobs.plan_jobs``)."""
+    ``thin``: the last build's outputs, for a plan whose jobs are kept thin, all but ``whole`` of
+    them at most (``jobs.plan_jobs``)."""
     env = env or make_environment(config.root, config.theme)
     digester = digester or Digester(site)
     common = common or jobs.common_digest(config.root, site, options, config.theme, digester)
     kept = SubjectJobs.plan(site, digester, common, parsed) if parsed is not None and pages else None
     tasks = iter_tasks(env, site, load_taxonomy(), root=config.root) if pages else iter(())
     planned = jobs.plan_jobs(tasks, site, common, digester, kept.known if kept is not None else None,
-                             thin=thin, whole=remake.CHUNK)
+                             thin=thin, whole=whole)
     if kept is not None:
         kept.keep(parsed, planned)   # type: ignore[arg-type]
     if search:

@@ -1,8 +1,10 @@
 """Processes forked beside the build: a helper that only speeds it up, and what every fork needs.
 
 Pure process plumbing (no site, no stage): the render pool (generator.write.parallel) forks with
-``signals_held`` and ``die_with_parent``; accelerators and the config loader fork a helper with
-``fork_helper`` and stop it with ``stop_helper``.
+``signals_held`` and ``exit_with``, and hears from its processes with ``report``/``outcome``;
+``run_apart`` runs one piece of work in a process of its own (the plan over the index,
+generator.render.apart); accelerators and the config loader fork a helper with ``fork_helper``
+and stop it with ``stop_helper``.
 """
 
 from __future__ import annotations
@@ -11,9 +13,16 @@ import contextlib
 import ctypes
 import functools
 import logging
+import multiprocessing
 import os
 import signal
-from typing import Callable, Iterator
+import traceback
+from multiprocessing.connection import Connection
+from typing import Any, Callable, Iterator, TypeVar
+
+from generator.core.errors import SiteError
+
+T = TypeVar("T")
 
 _PR_SET_PDEATHSIG = 1        # linux/prctl.h
 
@@ -92,3 +101,81 @@ def stop_helper(pid: int) -> None:
     if pid > 0:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
+
+
+def report(conn: Connection, work: Callable[[], object]) -> None:
+    """In a forked process: run ``work`` and send its outcome to the parent (``outcome`` reads it):
+    its value, or the error it raised as what the parent raises again (a SiteError as itself, an
+    OSError such as a full disk as the write failure it is, anything else as a bug, with its
+    traceback)."""
+    try:
+        conn.send(("ok", work()))
+    except SystemExit:
+        raise
+    except SiteError as exc:
+        conn.send(("error", exc.message, exc.path, exc.line, exc.hint, exc.exit_code))
+    except OSError as exc:
+        conn.send(("oserror", exc.errno, exc.strerror, exc.filename))
+    except BaseException:  # noqa: BLE001 - reported to the parent, which raises it
+        conn.send(("bug", traceback.format_exc()))
+    finally:
+        conn.close()
+
+
+def outcome(conn: Connection, what: str) -> Any:  # noqa: ANN401 - whatever the work returned
+    """The value ``report`` sent, or its error raised here; ``what`` names the process in the
+    message when it died before saying ("a render process")."""
+    try:
+        result = conn.recv()
+    except EOFError:
+        raise SiteError(f"{what} died before finishing", hint="run the build again") from None
+    if result[0] == "error":
+        _, message, path, line, hint, code = result
+        raise SiteError(message, path=path, line=line, hint=hint, exit_code=code)
+    if result[0] == "oserror":
+        raise OSError(*result[1:])
+    if result[0] == "bug":
+        raise RuntimeError(f"{what} failed:\n{result[1]}")
+    return result[1]
+
+
+def stop_on_term(signum: int, frame: object) -> None:
+    """A forked worker's SIGTERM handler: unwind (so what it runs is killed and its scratch removed)."""
+    raise SystemExit(128 + signum)
+
+
+def exit_with(parent: int, sig: int = signal.SIGTERM) -> None:
+    """In a forked worker: ``sig`` for it when ``parent`` dies (``die_with_parent``), or exit now
+    when the parent died before the request took effect."""
+    request = die_with_parent(sig)
+    if request is None:                  # orphans finish their work and exit
+        return
+    request()
+    if os.getppid() != parent:
+        raise SystemExit(128 + sig)
+
+
+def run_apart(work: Callable[[], T], what: str) -> T:
+    """``work()`` run in a forked process, its value sent back pickled (``report``/``outcome``):
+    what it allocated on the way goes with that process. The parent waits; a signal that stops
+    the parent stops it (``exit_with``)."""
+    ctx = multiprocessing.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_apart, args=(work, send, os.getpid()), daemon=True)
+    with signals_held():   # (unblocked in the child once its handler is set)
+        proc.start()
+    send.close()
+    try:
+        return outcome(recv, what)   # type: ignore[no-any-return]
+    finally:
+        if proc.is_alive():
+            proc.terminate()
+        proc.join()
+        recv.close()
+
+
+def _apart(work: Callable[[], object], conn: Connection, parent: int) -> None:
+    signal.signal(signal.SIGTERM, stop_on_term)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)
+    exit_with(parent)
+    report(conn, work)

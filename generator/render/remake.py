@@ -3,9 +3,9 @@
 A build's processes used to hold every task of the plan at once, each with its page's context
 and the closure that renders it, and its render processes, forked after the plan, held them
 again: about 1.3 KB a job, 177,000 jobs at 20,000 x 100, the part of a cold build's memory that
-grew with the site (docs/scale.md). Over the index (generator.index) the plan keeps each job
-thin (``Task.thin``: where, group, weight, digest), except those that look due to run, up to
-``CHUNK`` (``jobs.plan_jobs``' ``thin`` and ``whole``). ``Remake.chunks`` hands the run its
+grew with the site (docs/scale.md). Over the index (generator.index) the plan is made in a
+process of its own and its jobs come back thin (``Task.thin``: where, group, weight, digest:
+generator.render.apart), all but the search index's. ``Remake.chunks`` hands the run its
 tasks: the whole ones, then the thin ones made again by planning the site once more
 (``iter_tasks``: the same tasks in the same order, made of the same model), ``CHUNK`` at a time;
 the pool forks its processes for each chunk (generator.write.parallel). Which process makes a
@@ -40,26 +40,29 @@ class Remake:
     root: Path | None
 
     def chunks(self, tasks: Sequence[Task | FolderTask]) -> Iterator[list[Task | FolderTask]]:
-        """``tasks``, made whole, at most ``CHUNK`` at a time: the whole ones as they are, then the
-        thin ones made again, in the plan's order."""
+        """``tasks``, made whole, at most ``CHUNK`` at a time: the whole ones as they are (the
+        search index's), then the thin ones made again, in the plan's order; the whole ones share
+        a chunk with the first of those (a one-record rebuild's search patch and pages run side by
+        side, not one after the other)."""
         size = CHUNK
-        whole = [t for t in tasks if not t.thinned]
-        for i in range(0, len(whole), size):
-            yield whole[i:i + size]
-        del whole
+        chunk = [t for t in tasks if not t.thinned]
+        while len(chunk) >= size:
+            yield chunk[:size]
+            chunk = chunk[size:]
         wanted = {t.rel_path for t in tasks if t.thinned}
-        if not wanted:
-            return
-        chunk: list[Task | FolderTask] = []
         found = 0
-        for t in iter_tasks(self.env, self.site, self.taxonomy, self.root):
-            if t.rel_path in wanted:
-                chunk.append(t)
-                found += 1
-                if len(chunk) == size or found == len(wanted):
-                    yield chunk
-                    chunk = []
-                if found == len(wanted):
-                    return
-        raise RuntimeError(f"{len(wanted) - found} of the plan's tasks were not planned again "
-                           "(generator.render.remake): the model changed between the plan and the run")
+        if wanted:
+            for t in iter_tasks(self.env, self.site, self.taxonomy, self.root):
+                if t.rel_path in wanted:
+                    chunk.append(t)
+                    found += 1
+                    if len(chunk) == size:
+                        yield chunk
+                        chunk = []
+                    if found == len(wanted):
+                        break
+        if found < len(wanted):
+            raise RuntimeError(f"{len(wanted) - found} of the plan's tasks were not planned again "
+                               "(generator.render.remake): the model changed between the plan and the run")
+        if chunk:
+            yield chunk

@@ -31,14 +31,14 @@ class Task:
         """This task without what makes its bytes or what it read: where it goes, its group and
         weight. A plan over the index keeps its jobs so (generator.render.remake makes them
         again, a chunk at a time, to run them)."""
-        return Task(self.rel_path, _made_again, self.group, self.weight)
+        return Task(self.rel_path, made_again, self.group, self.weight)
 
     @property
     def thinned(self) -> bool:
-        return self.make is _made_again
+        return self.make is made_again
 
 
-def _made_again() -> bytes:
+def made_again() -> bytes:
     raise RuntimeError("a thin task was run as it was planned, not made again (generator.render.remake)")
 
 

@@ -25,7 +25,6 @@ import multiprocessing
 import os
 import signal
 import time
-import traceback
 from collections import defaultdict
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -34,7 +33,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
 from generator.core.errors import SiteError
 from generator.write.output import clear_spare, safe_rel, write_file
-from generator.core.processes import HELD as _HELD, die_with_parent, signals_held
+from generator.core.processes import HELD as _HELD, exit_with, outcome, report, signals_held, stop_on_term
 from generator.render.tasks import FolderTask, Task
 
 if TYPE_CHECKING:
@@ -155,40 +154,15 @@ class Progress:
         log.info("rendering: about %d%% of %s jobs", 100 * started // max(self.tasks, 1), f"{self.tasks:,}")
 
 
-def _stop(signum: int, frame: object) -> None:
-    raise SystemExit(128 + signum)
-
-
-def _die_with(parent: int) -> None:
-    """SIGTERM for this worker when ``parent`` dies (see ``die_with_parent``)."""
-    request = die_with_parent(signal.SIGTERM)
-    if request is None:                  # orphans finish their share and exit
-        return
-    request()
-    if os.getppid() != parent:           # the parent died before the request took effect
-        raise SystemExit(128 + signal.SIGTERM)
-
-
 def _child(groups: Sequence[Sequence[Task | FolderTask]], claims: _Claims, first: int, dest: Path,
            conn: Connection, parent: int) -> None:
     # The parent stops its workers with SIGTERM when it fails, and the kernel does when the
     # parent dies: unwind, so that a tool a task runs is killed and its temporary folder
     # removed (subprocess.run and TemporaryDirectory clean up on the way out).
-    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGTERM, stop_on_term)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
-    _die_with(parent)
-    try:
-        conn.send(("ok", _run_claimed(groups, claims, first, dest, lambda: os.getppid() != parent)))
-    except SystemExit:
-        raise
-    except SiteError as exc:
-        conn.send(("error", exc.message, exc.path, exc.line, exc.hint, exc.exit_code))
-    except OSError as exc:  # disk full, permissions: the parent reports it as the write failure it is
-        conn.send(("oserror", exc.errno, exc.strerror, exc.filename))
-    except BaseException:  # noqa: BLE001 - reported to the parent, which raises it
-        conn.send(("bug", traceback.format_exc()))
-    finally:
-        conn.close()
+    exit_with(parent)
+    report(conn, lambda: _run_claimed(groups, claims, first, dest, lambda: os.getppid() != parent))
 
 
 def forks(tasks: Sequence[Task | FolderTask], workers: int) -> bool:
@@ -216,18 +190,7 @@ def run_tasks(tasks: Sequence[Task | FolderTask], dest: Path, workers: int, prog
         total = _run_claimed(groups, claims, 0, dest, lambda: any(not proc.is_alive() for proc, _ in children),
                              progress or Progress(len(tasks)))
         for proc, recv in children:
-            try:
-                result = recv.recv()
-            except EOFError:
-                raise SiteError("a render process died before finishing", hint="run the build again") from None
-            if result[0] == "error":
-                _, message, path, line, hint, code = result
-                raise SiteError(message, path=path, line=line, hint=hint, exit_code=code)
-            if result[0] == "oserror":
-                raise OSError(*result[1:])
-            if result[0] == "bug":
-                raise RuntimeError(f"a render process failed:\n{result[1]}")
-            total += result[1]
+            total += outcome(recv, "a render process")
         return total
     finally:
         for proc, recv in children:
