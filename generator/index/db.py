@@ -202,9 +202,12 @@ class Index:
         index's papers: render.search_docs.indexed_records), oldest first, then by key from the
         last (search_runs.in_order; SQLite orders text as Python does, by code point). The date is
         search_docs.date_of's: the record's first date, else its year."""
+        # (the records' columns read in one pass over the table first: left to itself, SQLite walked
+        # the key index and fetched each row from where it lies, 14 s at 5,000 x 100 against 2.5 s)
         return iter(self.db.execute(
+            "WITH r AS MATERIALIZED (SELECT key, slug, p, y FROM records) "
             "SELECT CASE WHEN r.p != '' THEN r.p WHEN r.y != 0 THEN printf('%04d', r.y) ELSE '' END AS d, "
-            "r.key, r.slug FROM records r JOIN listed l ON l.key = r.key JOIN temp.site s ON s.slug = r.slug "
+            "r.key, r.slug FROM r CROSS JOIN listed l ON l.key = r.key CROSS JOIN temp.site s ON s.slug = r.slug "
             f"WHERE {_FIRST} ORDER BY d, r.key DESC"))
 
     def not_first(self) -> Iterator[Row]:
