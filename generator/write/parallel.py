@@ -5,7 +5,11 @@ partials) and the groups ordered by weight, heaviest first: process k starts wit
 then each process claims the next unclaimed group whenever it is free (a counter in shared
 memory), so a share that the weights misjudge, or a core another program holds, does not
 leave the other processes idle at the end (a static deal by weight ended 5 s apart on a 34 s
-run at 1,000 x 100). Processes are forked after the model is loaded and the GC frozen, so
+run at 1,000 x 100). The build's own process starts with the last of the first groups, a forked
+one with the heaviest (the search index's, when it runs): what a process allocates stays with
+it, and a build over the index forks its processes again for each chunk of its plan
+(generator.render.remake), each at the size of the build's process then. At 20,000 x 100 the
+search index grew the build's process by 70 MB before the second chunk forked. Processes are forked after the model is loaded and the GC frozen, so
 they share the loaded records copy-on-write and nothing is pickled but a count.
 A build enters a ``Pool`` before it loads anything: the GC tuning that makes this cheap
 is the pool's business alone (see ``Pool``).
@@ -179,7 +183,7 @@ def run_tasks(tasks: Sequence[Task | FolderTask], dest: Path, workers: int, prog
     ctx = multiprocessing.get_context("fork")
     children: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []
     claims = _Claims(ctx, workers)
-    for first in range(1, workers):
+    for first in range(workers - 1):   # (the heaviest to a forked process: see the module's docstring)
         recv, send = ctx.Pipe(duplex=False)
         proc = ctx.Process(target=_child, args=(groups, claims, first, dest, send, os.getpid()), daemon=True)
         with signals_held():   # the child unblocks them once its handler is set (_child)
@@ -187,7 +191,7 @@ def run_tasks(tasks: Sequence[Task | FolderTask], dest: Path, workers: int, prog
         send.close()
         children.append((proc, recv))
     try:
-        total = _run_claimed(groups, claims, 0, dest, lambda: any(not proc.is_alive() for proc, _ in children),
+        total = _run_claimed(groups, claims, workers - 1, dest, lambda: any(not proc.is_alive() for proc, _ in children),
                              progress or Progress(len(tasks)))
         for proc, recv in children:
             total += outcome(recv, "a render process")
