@@ -19,6 +19,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+from generator.core.caches import text_cache
 
 _GROUP_WORDS = frozenset(
     "collaboration collaborations consortium team group project collective network "
@@ -51,7 +52,7 @@ class NameParts:
     literal: str = ""
 
 
-@lru_cache(maxsize=1 << 16)
+@text_cache(1 << 16)
 def split_name(name: str) -> NameParts:
     """``name`` split into its parts; ``literal`` set (and nothing else) when doubtful."""
     name = " ".join(name.split())
