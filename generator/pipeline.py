@@ -16,7 +16,7 @@ import logging
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING, Callable
 
 from generator.assemble import feed_ids
 from generator.render import jobs
@@ -226,7 +226,7 @@ def _plan(config: SiteConfig, site: SiteModel, authors: Authors, options: dict[s
 
         def plan() -> list[jobs.Job]:
             made = plan_site(config, site, options, search, digester, env, searched=searched, common=common,
-                             thin=_outputs(config.root, out), whole=0)
+                             thin=True)
             index.db.commit()   # (the joined digests the plan made, for the next build)
             return made
         return plan_apart(plan, searched), remake.Remake(env, site, load_taxonomy(), config.root)
@@ -236,32 +236,23 @@ def _plan(config: SiteConfig, site: SiteModel, authors: Authors, options: dict[s
     return planned, None
 
 
-def _outputs(root: Path, out: Path | None) -> Mapping[str, str]:
-    """The last build's outputs and their digests (none without one, or with --no-reuse): the
-    manifest's own mapping, not a copy (177,000 entries at 20,000 x 100)."""
-    manifest = jobs.Manifest.read(jobs.manifest_path(root, out)) if out is not None else None
-    return manifest.outputs if manifest is not None else {}
-
-
 def plan_site(config: SiteConfig, site: SiteModel, options: dict[str, object], search: bool,
               digester: Digester | None = None, env: jinja2.Environment | None = None,
               pages: bool = True, parsed: ParsedInputs | None = None,
               searched: list[jobs.Job] | None = None, out: Path | None = None,
-              common: bytes | None = None, thin: Mapping[str, str] | None = None,
-              whole: int = remake.CHUNK) -> list[jobs.Job]:
+              common: bytes | None = None, thin: bool = False) -> list[jobs.Job]:
     """Every output of the site as a job: pages, feeds, exports, and the search index (``searched``:
     its job, planned already by ``plan_search``). The preview passes its digester and Jinja
     environment (templates compiled once) from one plan to the next, and plans the search index
     apart (``pages=False``), once the pages are in place. ``common``: ``jobs.common_digest``, if made.
-    ``thin``: the last build's outputs, for a plan whose jobs are kept thin, all but ``whole`` of
-    them at most (``jobs.plan_jobs``)."""
+    ``thin``: its file jobs kept thin (``jobs.plan_jobs``), for a plan made apart."""
     env = env or make_environment(config.root, config.theme)
     digester = digester or Digester(site)
     common = common or jobs.common_digest(config.root, site, options, config.theme, digester)
     kept = SubjectJobs.plan(site, digester, common, parsed) if parsed is not None and pages else None
     tasks = iter_tasks(env, site, load_taxonomy(), root=config.root) if pages else iter(())
     planned = jobs.plan_jobs(tasks, site, common, digester, kept.known if kept is not None else None,
-                             thin=thin, whole=whole)
+                             thin=thin)
     if kept is not None:
         kept.keep(parsed, planned)   # type: ignore[arg-type]
     if search:

@@ -86,13 +86,11 @@ class Job:
 
 def plan_jobs(tasks: Iterable[Task | FolderTask], site: SiteModel, common: bytes,
               digester: Digester | None = None, known: Mapping[str, str] | None = None,
-              thin: Mapping[str, str] | None = None, whole: int = 0) -> list[Job]:
+              thin: bool = False) -> list[Job]:
     """Each task with the digest of ``common`` and of exactly what it reads (``digester``: one
     kept from earlier plans of this site, renewed for ``site``); ``known``: the digests of some
-    outputs, found already (generator.incremental.subject_jobs). ``thin``: the last build's
-    outputs and digests (its manifest's, maybe none), given for a plan that keeps its tasks thin
-    (generator.render.remake): a task stays whole only when its digest is not the one there,
-    ``whole`` of them at most."""
+    outputs, found already (generator.incremental.subject_jobs). ``thin``: the file tasks kept
+    thin, for a plan made apart (generator.render.apart)."""
     if digester is None:
         digester = Digester(site)
     else:
@@ -105,11 +103,8 @@ def plan_jobs(tasks: Iterable[Task | FolderTask], site: SiteModel, common: bytes
             h = hashlib.sha256(common)
             h.update(digester.reads(t.rel_path, t.reads))
             digest = h.hexdigest()[:32]
-        if thin is not None and isinstance(t, Task):
-            if whole > 0 and thin.get(t.rel_path) != digest:
-                whole -= 1
-            else:
-                t = t.thin()
+        if thin and isinstance(t, Task):
+            t = t.thin()
         out.append(Job(t, digest))
     return out
 
