@@ -9,11 +9,11 @@ until, coauthors). ``decide`` returns the verdict and the rule, which is what
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
 
-from generator.core.caches import text_cache
 from generator.config import AuthorConfig
 from generator.core.model import Record
 
@@ -25,7 +25,7 @@ class Verdict:
     rule: str
 
 
-@text_cache(65536)
+@functools.lru_cache(maxsize=65536)
 def normalize_name(name: str) -> str:
     """Case-, accent- and punctuation-insensitive form of a person's name."""
     text = unicodedata.normalize("NFKD", name)

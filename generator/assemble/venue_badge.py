@@ -11,9 +11,9 @@ page's digest holds it (generator.render.reads).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Mapping
 
-from generator.core.caches import text_cache
 from generator.config.records import MANUAL
 from generator.core.model import Record
 
@@ -49,7 +49,7 @@ def venue_key(r: Record) -> str | None:
     return None
 
 
-@text_cache(1 << 12)   # a site has a few hundred venues; every list shows each record's
+@lru_cache(maxsize=1 << 12)   # a site has a few hundred venues; every list shows each record's
 def _cut(venue: str) -> str:
     """A venue's short form: its acronym when it has one (one word of capitals such as SIGMOD,
     NeurIPS), else its first words up to ``_LONGEST`` characters, without its year, what it says

@@ -32,12 +32,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from xml.etree.ElementTree import Element
 
 import nh3
 from markupsafe import Markup, escape
 
-from generator.core.caches import text_cache
 from generator.core.latex_tables import (
     ACCENTS as _ACCENTS,
     CONTROL_SYMBOLS as _CONTROL_SYMBOLS,
@@ -93,7 +93,7 @@ def tex_to_html(text: str) -> Markup:
     return _html_cached(text) if len(text) <= _CACHE_MAX_LEN else _render_html(text)
 
 
-@text_cache(1 << 17)  # one record's title and abstract go to its feed entry, exports and JSON-LD
+@lru_cache(maxsize=1 << 17)  # one record's title and abstract go to its feed entry, exports and JSON-LD
 def tex_to_text(text: str) -> str:
     """Title/abstract with TeX -> plain Unicode text, whitespace collapsed (<title>, feeds, search).
 
@@ -128,7 +128,7 @@ def _render_html(text: str) -> Markup:
 
 
 # Bounded in entries and entry size, so hostile input cannot grow it past a few tens of MB.
-_html_cached = text_cache(4096)(_render_html)
+_html_cached = lru_cache(maxsize=4096)(_render_html)
 
 
 class _Renderer:
@@ -297,7 +297,7 @@ class _Renderer:
         return stop
 
 
-@text_cache(4096)
+@lru_cache(maxsize=4096)
 def _math_to_html(source: str, display: bool) -> str | None:
     """MathML for one formula, or None when latex2mathml fails or emits an unexpected element.
     (latex2mathml is imported here, by the first formula: 20 ms a build that shows none.)"""

@@ -23,10 +23,10 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from functools import lru_cache
 from xml.etree.ElementTree import Element
 
 
-from generator.core.caches import text_cache
 from generator.core.latex_tables import MATH_SYMBOLS
 
 # Every character Unicode has a super/subscript form of (q and most capitals have none).
@@ -62,7 +62,7 @@ def math_to_text(source: str, parse: bool = True) -> str:
     return _math_cached(source, parse)
 
 
-@text_cache(4096)
+@lru_cache(maxsize=4096)
 def _math_cached(source: str, parse: bool) -> str:
     if parse:
         from latex2mathml.converter import convert_to_element   # (by the first formula, as generator.core.latex)

@@ -32,11 +32,11 @@ import json
 import re
 import unicodedata
 from collections import Counter
+from functools import lru_cache
 from typing import Any
 
 import orjson
 
-from generator.core.caches import text_cache
 from generator.assemble import matching
 from generator.core.latex import tex_to_text
 from generator.core.model import ET_AL, Author, Person, Record, SiteModel
@@ -125,7 +125,7 @@ def bibtex_key(r: Record, author: Author) -> str:
     return _bibtex_key(r.authors[0].name if r.authors else author.name, r.year, r.title)
 
 
-@text_cache(1 << 12)   # an author's page (its BibTeX links) and exports ask for the same keys, one after another
+@lru_cache(maxsize=1 << 12)   # an author's page (its BibTeX links) and exports ask for the same keys, one after another
 def _bibtex_key(name: str, year: int | None, title: str) -> str:
     parts = split_name(name)
     first = (parts.family or parts.literal).split() or [name]
@@ -163,7 +163,7 @@ def _bibtex_fields(r: Record) -> tuple[str, list[tuple[str, str]]]:
     return entry, fields
 
 
-@text_cache(1 << 16)  # co-authors repeat across an author's records
+@lru_cache(maxsize=1 << 16)  # co-authors repeat across an author's records
 def _bibtex_person(name: str) -> str:
     """A name as BibTeX holds it ("von Last, First"): no braces of its own, no control characters,
     and a backslash only where it starts a TeX accent or command (``\\}`` would escape our brace)."""
@@ -223,7 +223,7 @@ def _csl_person(p: Person) -> dict[str, Any]:
     return name
 
 
-@text_cache(1 << 16)  # co-authors repeat across records; the dict is shared, only ever serialised
+@lru_cache(maxsize=1 << 16)  # co-authors repeat across records; the dict is shared, only ever serialised
 def _csl_plain(name: str) -> dict[str, str]:
     return csl_name(name)
 
@@ -236,7 +236,7 @@ def _date_parts(r: Record) -> list[list[int]]:
     return [[r.year]] if r.year else []
 
 
-@text_cache(1 << 14)  # a few thousand dates; the list is shared, only ever serialised
+@lru_cache(maxsize=1 << 14)  # a few thousand dates; the list is shared, only ever serialised
 def _published_parts(date: str) -> list[list[int]]:
     y, m, d = (int(x) for x in date.split("-"))
     return [[y, m, d]]

@@ -19,7 +19,6 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
-from generator.core.caches import text_cache
 
 _GROUP_WORDS = frozenset(
     "collaboration collaborations consortium team group project collective network "
@@ -52,7 +51,7 @@ class NameParts:
     literal: str = ""
 
 
-@text_cache(1 << 16)
+@lru_cache(maxsize=1 << 16)
 def split_name(name: str) -> NameParts:
     """``name`` split into its parts; ``literal`` set (and nothing else) when doubtful."""
     name = " ".join(name.split())

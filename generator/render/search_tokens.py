@@ -19,9 +19,9 @@ still does, and "GPT4" finds "GPT-4". "Schrödinger" is "schrodinger", "Straße"
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
-from generator.core.caches import text_cache
 
 VERSION = 2   # 2: compound words cut into their parts (CamelCase, digits, hyphens), the whole kept
 
@@ -38,7 +38,7 @@ _PART = re.compile(r"U+s(?![ls])|U+(?![ls])|U?[ls]+|o+|d+")
 _CLASS = {"Lu": "U", "Lt": "U", "Ll": "l", "Lm": "o", "Lo": "o"}
 
 
-@text_cache(65536)
+@functools.lru_cache(maxsize=65536)
 def _class(c: str) -> str:
     if c == "s":
         return "s"
@@ -50,7 +50,7 @@ def _class(c: str) -> str:
     return _CLASS.get(cat) or ("d" if cat[0] == "N" else " ")
 
 
-@text_cache(65536)
+@functools.lru_cache(maxsize=65536)
 def _fold(c: str) -> str:
     cat = unicodedata.category(c)[0]
     if cat == "M":

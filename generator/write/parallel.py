@@ -35,7 +35,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
-from generator.core import caches
 from generator.core.errors import SiteError
 from generator.write.output import clear_spare, safe_rel, write_file
 from generator.core.processes import HELD as _HELD, exit_with, outcome, report, signals_held, stop_on_term
@@ -243,5 +242,4 @@ class Pool:
             gc.freeze()
             total += run_tasks(chunk, dest, self.workers, Progress(len(tasks), before=done))
             done += len(chunk)
-            log.debug("%d text cache entries let go after a chunk", caches.clear())   # (see core.caches)
         return total
