@@ -1,7 +1,7 @@
 """Processes forked beside the build: a helper that only speeds it up, and what every fork needs.
 
 Pure process plumbing (no site, no stage): the render pool (generator.write.parallel) forks with
-``signals_held`` and ``exit_with``, and hears from its processes with ``report``/``outcome``;
+``signals_held`` and ``enter_worker``, and hears from its processes with ``report``/``outcome``;
 ``run_apart`` runs one piece of work in a process of its own (the plan over the index,
 generator.render.apart); accelerators and the config loader fork a helper with ``fork_helper``
 and stop it with ``stop_helper``.
@@ -155,6 +155,14 @@ def exit_with(parent: int, sig: int = signal.SIGTERM) -> None:
         raise SystemExit(128 + sig)
 
 
+def enter_worker(parent: int) -> None:
+    """A forked worker's first act: unwind on SIGTERM (``stop_on_term``), take the signals the
+    fork held (``signals_held``), and die with ``parent`` (``exit_with``)."""
+    signal.signal(signal.SIGTERM, stop_on_term)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)
+    exit_with(parent)
+
+
 def run_apart(work: Callable[[], T], what: str) -> T:
     """``work()`` run in a forked process, its value sent back pickled (``report``/``outcome``):
     what it allocated on the way goes with that process. The parent waits; a signal that stops
@@ -175,7 +183,5 @@ def run_apart(work: Callable[[], T], what: str) -> T:
 
 
 def _apart(work: Callable[[], object], conn: Connection, parent: int) -> None:
-    signal.signal(signal.SIGTERM, stop_on_term)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)
-    exit_with(parent)
+    enter_worker(parent)
     report(conn, work)

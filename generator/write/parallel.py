@@ -9,8 +9,8 @@ run at 1,000 x 100). The build's own process starts with the last of the first g
 one with the heaviest (the search index's, when it runs): what a process allocates stays with
 it, and a build over the index forks its processes again for each chunk of its plan
 (generator.render.remake), each at the size of the build's process then. At 20,000 x 100 the
-search index grew the build's process by 70 MB before the second chunk forked. Processes are forked after the model is loaded and the GC frozen, so
-they share the loaded records copy-on-write and nothing is pickled but a count.
+search index grew the build's process by 70 MB before the second chunk forked.
+Processes are forked after the model is loaded and the GC frozen, so they share the loaded records copy-on-write and nothing is pickled but a count.
 A build enters a ``Pool`` before it loads anything: the GC tuning that makes this cheap
 is the pool's business alone (see ``Pool``).
 Each process writes its own files into the staging folder; which process made a
@@ -27,7 +27,6 @@ import gc
 import logging
 import multiprocessing
 import os
-import signal
 import time
 from collections import defaultdict
 from multiprocessing.connection import Connection
@@ -37,7 +36,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
 from generator.core.errors import SiteError
 from generator.write.output import clear_spare, safe_rel, write_file
-from generator.core.processes import HELD as _HELD, exit_with, outcome, report, signals_held, stop_on_term
+from generator.core.processes import enter_worker, outcome, report, signals_held
 from generator.render.tasks import FolderTask, Task
 
 if TYPE_CHECKING:
@@ -163,9 +162,7 @@ def _child(groups: Sequence[Sequence[Task | FolderTask]], claims: _Claims, first
     # The parent stops its workers with SIGTERM when it fails, and the kernel does when the
     # parent dies: unwind, so that a tool a task runs is killed and its temporary folder
     # removed (subprocess.run and TemporaryDirectory clean up on the way out).
-    signal.signal(signal.SIGTERM, stop_on_term)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
-    exit_with(parent)
+    enter_worker(parent)
     report(conn, lambda: _run_claimed(groups, claims, first, dest, lambda: os.getppid() != parent))
 
 
