@@ -72,13 +72,18 @@ def fork_helper(work: Callable[[], object]) -> int:
     only speeds a build up (generator.incremental.snapshot, config.authors, incremental.prelink): the caller makes
     whatever the helper did not, and stops it with ``stop_helper``."""
     die = die_with_parent(signal.SIGKILL)
-    with signals_held() as mask:
-        try:
-            pid = os.fork()
-        except OSError:
-            return -1
-        if pid == 0:
-            _helper(work, die, mask)
+    pid = -1
+    try:
+        with signals_held() as mask:
+            try:
+                pid = os.fork()
+            except OSError:
+                return -1
+            if pid == 0:
+                _helper(work, die, mask)
+    except BaseException:   # a signal held during the fork, landing as the block ends: the helper
+        stop_helper(pid)    # would go on until the build exits, unknown to its caller
+        raise
     return pid
 
 
@@ -170,15 +175,16 @@ def run_apart(work: Callable[[], T], what: str) -> T:
     ctx = multiprocessing.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_apart, args=(work, send, os.getpid()), daemon=True)
-    with signals_held():   # (unblocked in the child once its handler is set)
-        proc.start()
-    send.close()
     try:
+        with signals_held():   # (unblocked in the child once its handler is set; a signal held
+            proc.start()       # meanwhile lands as the block ends, inside this try)
+        send.close()
         return outcome(recv, what)   # type: ignore[no-any-return]
     finally:
         if proc.is_alive():
             proc.terminate()
-        proc.join()
+        if proc.pid is not None:
+            proc.join()
         recv.close()
 
 

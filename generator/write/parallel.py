@@ -180,14 +180,14 @@ def run_tasks(tasks: Sequence[Task | FolderTask], dest: Path, workers: int, prog
     ctx = multiprocessing.get_context("fork")
     children: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []
     claims = _Claims(ctx, workers)
-    for first in range(workers - 1):   # (the heaviest to a forked process: see the module's docstring)
-        recv, send = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_child, args=(groups, claims, first, dest, send, os.getpid()), daemon=True)
-        with signals_held():   # the child unblocks them once its handler is set (_child)
-            proc.start()
-        send.close()
-        children.append((proc, recv))
     try:
+        for first in range(workers - 1):   # (the heaviest to a forked process: see the module's docstring)
+            recv, send = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=_child, args=(groups, claims, first, dest, send, os.getpid()), daemon=True)
+            with signals_held():   # the child unblocks them once its handler is set (_child)
+                proc.start()
+                children.append((proc, recv))   # (before a signal held meanwhile lands: it is stopped below)
+            send.close()
         total = _run_claimed(groups, claims, workers - 1, dest, lambda: any(not proc.is_alive() for proc, _ in children),
                              progress or Progress(len(tasks)))
         for proc, recv in children:
