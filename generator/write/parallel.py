@@ -7,10 +7,13 @@ memory), so a share that the weights misjudge, or a core another program holds, 
 leave the other processes idle at the end (a static deal by weight ended 5 s apart on a 34 s
 run at 1,000 x 100). The build's own process starts with the last of the first groups, a forked
 one with the heaviest (the search index's, when it runs): what a process allocates stays with
-it, and a build over the index forks its processes again for each chunk of its plan
-(generator.render.remake), each at the size of the build's process then. At 20,000 x 100 the
-search index grew the build's process by 70 MB before the second chunk forked.
-Processes are forked after the model is loaded and the GC frozen, so they share the loaded records copy-on-write and nothing is pickled but a count.
+it. A build over the index forks its processes again for each chunk of its plan
+(generator.render.remake), each at the size of the build's process then, so there the build's
+process renders nothing (``apart``): rendering its share of each chunk grew it by 25-30 MB a
+chunk at 20,000 x 100 (its caches of records and partials filling, and the allocator's scraps),
+and every later fork started that much larger.
+Processes are forked after the model is loaded and the GC frozen, so they share the loaded
+records copy-on-write and nothing is pickled but a count.
 A build enters a ``Pool`` before it loads anything: the GC tuning that makes this cheap
 is the pool's business alone (see ``Pool``).
 Each process writes its own files into the staging folder; which process made a
@@ -29,7 +32,7 @@ import multiprocessing
 import os
 import time
 from collections import defaultdict
-from multiprocessing.connection import Connection
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
@@ -158,12 +161,12 @@ class Progress:
 
 
 def _child(groups: Sequence[Sequence[Task | FolderTask]], claims: _Claims, first: int, dest: Path,
-           conn: Connection, parent: int) -> None:
+           conn: Connection, parent: int, progress: Progress | None) -> None:
     # The parent stops its workers with SIGTERM when it fails, and the kernel does when the
     # parent dies: unwind, so that a tool a task runs is killed and its temporary folder
     # removed (subprocess.run and TemporaryDirectory clean up on the way out).
     enter_worker(parent)
-    report(conn, lambda: _run_claimed(groups, claims, first, dest, lambda: os.getppid() != parent))
+    report(conn, lambda: _run_claimed(groups, claims, first, dest, lambda: os.getppid() != parent, progress))
 
 
 def forks(tasks: Sequence[Task | FolderTask], workers: int) -> bool:
@@ -171,34 +174,49 @@ def forks(tasks: Sequence[Task | FolderTask], workers: int) -> bool:
     return workers > 1 and sum(t.weight for t in tasks) >= MIN_PARALLEL_WEIGHT
 
 
-def run_tasks(tasks: Sequence[Task | FolderTask], dest: Path, workers: int, progress: Progress | None = None) -> int:
-    """Make and write every task's file under ``dest``; return the bytes written."""
+def run_tasks(tasks: Sequence[Task | FolderTask], dest: Path, workers: int, progress: Progress | None = None,
+              apart: bool = False) -> int:
+    """Make and write every task's file under ``dest``; return the bytes written. ``apart``: this
+    process renders none of them when it forks; its ``workers`` forked processes render all."""
     check_unique(tasks)
     if not forks(tasks, workers):   # by group too: a group's tasks read the same records (generator.index.lazy)
         return _run_share([t for group in ordered_groups(tasks) for t in group], dest)
     groups = ordered_groups(tasks)
+    progress = progress or Progress(len(tasks))
     ctx = multiprocessing.get_context("fork")
     children: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []
     claims = _Claims(ctx, workers)
     try:
-        for first in range(workers - 1):   # (the heaviest to a forked process: see the module's docstring)
+        for first in range(workers if apart else workers - 1):   # (the heaviest to a forked process: see above)
             recv, send = ctx.Pipe(duplex=False)
-            proc = ctx.Process(target=_child, args=(groups, claims, first, dest, send, os.getpid()), daemon=True)
+            said = progress if apart and first == 0 else None
+            proc = ctx.Process(target=_child, args=(groups, claims, first, dest, send, os.getpid(), said), daemon=True)
             with signals_held():   # the child unblocks them once its handler is set (_child)
                 proc.start()
                 children.append((proc, recv))   # (before a signal held meanwhile lands: it is stopped below)
             send.close()
-        total = _run_claimed(groups, claims, workers - 1, dest, lambda: any(not proc.is_alive() for proc, _ in children),
-                             progress or Progress(len(tasks)))
-        for proc, recv in children:
-            total += outcome(recv, "a render process")
-        return total
+        total = 0 if apart else _run_claimed(groups, claims, workers - 1, dest,
+                                             lambda: any(not proc.is_alive() for proc, _ in children), progress)
+        return total + _outcomes([recv for _, recv in children])
     finally:
         for proc, recv in children:
             if proc.is_alive():
                 proc.terminate()
             proc.join()
             recv.close()
+
+
+def _outcomes(conns: list[Connection]) -> int:
+    """The bytes each forked process wrote, as each says; the first that fails or dies raises
+    (its siblings are stopped by the caller: one waiting for the claims' lock of a process
+    killed while it held it would wait for ever)."""
+    total = 0
+    waiting = list(conns)
+    while waiting:
+        for conn in wait(waiting):
+            total += outcome(conn, "a render process")  # type: ignore[arg-type]  # (wait gives back what it was given)
+            waiting.remove(conn)  # type: ignore[arg-type]
+    return total
 
 
 class Pool:
@@ -237,6 +255,6 @@ class Pool:
         total = done = 0
         for chunk in self.remake.chunks(tasks):
             gc.freeze()
-            total += run_tasks(chunk, dest, self.workers, Progress(len(tasks), before=done))
+            total += run_tasks(chunk, dest, self.workers, Progress(len(tasks), before=done), apart=True)
             done += len(chunk)
         return total

@@ -3,10 +3,14 @@ depend on which process made a file. Real forked processes writing real files.""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import time
 from pathlib import Path
 
+import pytest
+
+from generator.core.errors import SiteError
 from generator.write.parallel import ordered_groups, run_tasks
 from generator.render.tasks import Task
 
@@ -58,3 +62,27 @@ def test_a_long_run_says_how_far_it_is(caplog) -> None:  # noqa: ANN001 - pytest
     caplog.clear()
     quiet.done(4, groups)
     assert not caplog.records
+
+
+def test_apart_the_calling_process_renders_nothing(tmp_path: Path) -> None:
+    """A build over the index runs each chunk of its plan apart: its own process forks one render
+    process per worker and writes no file itself, so what rendering leaves (caches, the
+    allocator's scraps) never grows the process the next chunk is forked from."""
+    written = run_tasks(_slow_and_quick(), tmp_path, 2, apart=True)
+    pids = {p.name: p.read_text() for p in tmp_path.iterdir()}
+    assert len(pids) == 21 and written == sum(len(v) for v in pids.values())
+    assert str(os.getpid()) not in pids.values() and len(set(pids.values())) == 2, pids
+
+
+def _die() -> bytes:
+    os._exit(3)
+
+
+def test_a_render_process_that_dies_stops_the_run_apart_or_not(tmp_path: Path) -> None:
+    """The run says a process died, whichever process it was and whatever the others were doing
+    (one waiting for a group would otherwise wait for ever), and leaves no process running."""
+    tasks = [Task("dies", _die, "a-dies", 5000), *_slow_and_quick()]
+    for apart in (True, False):
+        with pytest.raises(SiteError, match="a render process died before finishing"):
+            run_tasks(tasks, tmp_path / str(apart), 2, apart=apart)
+        assert multiprocessing.active_children() == []
