@@ -207,7 +207,8 @@ def test_deploys_killed_anywhere_leave_a_whole_site_and_the_next_finishes(s3: An
     outs.append(build(root, out_dir=root / "output-b"))
     base_url = "https://example.github.io/authorsite/"
     assert base_url in (outs[0] / "index.html").read_text("utf-8")
-    changed = [k for k, v in output_files(outs[1]).items() if output_files(outs[0]).get(k) != v]
+    first = output_files(outs[0])
+    changed = [k for k, v in output_files(outs[1]).items() if first.get(k) != v]
     assert len(changed) > 60
     bucket = s3.bucket()
     run_deploy(s3, root, bucket)   # the first title
