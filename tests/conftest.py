@@ -91,6 +91,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items[:] = [item for name in order for item in files[name]]
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> object:
+    """Test modules compiled once: pytest keeps each one's compiled form (its asserts rewritten) in
+    __pycache__ unless bytecode writing is off, as PYTHONDONTWRITEBYTECODE (set on some machines)
+    turns it off; then every worker compiled every test module again on every run (4-5 s of each
+    worker's start). Writing is allowed while the tests are collected only, so nothing a test
+    imports or runs writes bytecode."""
+    before = sys.dont_write_bytecode
+    sys.dont_write_bytecode = False
+    try:
+        return (yield)
+    finally:
+        sys.dont_write_bytecode = before
+
+
 def _is_local(host: object) -> bool:
     if host is None:
         return True
