@@ -23,6 +23,7 @@ is fixed.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -68,7 +69,13 @@ def _imports(tree: ast.AST, package: str, typing: bool = False) -> set[str]:
 
 def import_graph(typing: bool = False) -> dict[str, set[str]]:
     """Each module of generator/ -> the modules of generator/ it imports (at run time; with ``typing``,
-    under TYPE_CHECKING too)."""
+    under TYPE_CHECKING too). Read from the source once per process (the tests here ask for it a
+    dozen times); each caller gets its own copy."""
+    return {name: set(deps) for name, deps in _import_graph(typing).items()}
+
+
+@functools.cache
+def _import_graph(typing: bool) -> dict[str, set[str]]:
     paths = sorted(p for p in GENERATOR.rglob("*.py") if "__pycache__" not in p.parts)
     modules = {_module_name(p): p for p in paths}
     graph = {}
