@@ -11,17 +11,19 @@ leaves the output, its manifest and the feeds' memory as they were.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from test_incremental_equals_clean import EDITS, SITE, copy_inputs
+from test_incremental_equals_clean import EDITS, INPUTS, SITE, copy_inputs
 from test_jobs import synthetic_site
 
 from generator import pipeline
@@ -54,16 +56,52 @@ def shards(root: Path, n: int, **options: object) -> list[Path]:
     return [build_shard(root, Spec(k, n), workers=1, **options).folder for k in range(1, n + 1)]  # type: ignore[arg-type]
 
 
+_CLEAN: dict[str, tuple[dict[str, bytes], bytes | None]] = {}
+
+
+@pytest.fixture(autouse=True)
+def _clean_builds_of_one_test() -> Iterator[None]:
+    """``clean_build``'s memory lasts one test (whose monkeypatched settings are the same throughout)."""
+    _CLEAN.clear()
+    yield
+    _CLEAN.clear()
+
+
+def _inputs_digest(root: Path) -> str:
+    """A digest of what ``copy_inputs`` copies of ``root``: each file's path and bytes."""
+    h = hashlib.sha256()
+    for name in INPUTS:
+        top = root / name
+        files = [top] if top.is_file() else sorted(p for p in top.rglob("*") if p.is_file()) if top.is_dir() else []
+        for path in files:
+            data = path.read_bytes()
+            h.update(f"{path.relative_to(root).as_posix()}\0{len(data)}\0".encode())
+            h.update(data)
+    return h.hexdigest()
+
+
+def clean_build(root: Path, tmp: Path, **options: object) -> tuple[dict[str, bytes], bytes | None]:
+    """The output and the feeds' memory of a clean build of a copy of ``root``'s inputs. Made once
+    per test for the same inputs and options: the tests below merge the shards of one state of a
+    site for several N, and a clean build of the same inputs is the same bytes each time."""
+    key = _inputs_digest(root) + repr(sorted(options.items()))
+    if key not in _CLEAN:
+        clean = copy_inputs(root, tmp / "clean")
+        build(clean, workers=1, reuse=False, **options)  # type: ignore[arg-type]
+        memory = clean / FEED_MEMORY
+        _CLEAN[key] = tree(clean / "output"), memory.read_bytes() if memory.is_file() else None
+    return _CLEAN[key]
+
+
 def merged_equals_clean(root: Path, tmp: Path, n: int, **options: object) -> list[str]:
     """Shards 1..n of ``root``, merged into its output; the files where it differs from a clean
     build of a copy of its inputs (the feeds' memory the merge wrote among them)."""
     merge(root, shards(root, n, **options))
-    clean = copy_inputs(root, tmp / "clean")
-    build(clean, workers=1, reuse=False, **options)  # type: ignore[arg-type]
-    got, want = tree(root / "output"), tree(clean / "output")
+    want, theirs = clean_build(root, tmp, **options)
+    got = tree(root / "output")
     differ = sorted(k for k in got.keys() | want.keys() if got.get(k) != want.get(k))
-    mine, theirs = root / FEED_MEMORY, clean / FEED_MEMORY
-    if (mine.read_bytes() if mine.is_file() else None) != (theirs.read_bytes() if theirs.is_file() else None):
+    mine = root / FEED_MEMORY
+    if (mine.read_bytes() if mine.is_file() else None) != theirs:
         differ.append(str(FEED_MEMORY))
     return differ
 
