@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from quality_util import (REPO, PageWatch, build_site_dir, format_axe, format_vnu, require_node_tools, run_axe,
+from quality_util import (PageWatch, build_site_dir, format_axe, format_vnu, require_node_tools, run_axe,
                           run_vnu, static_server)
 from test_lab import LAB, WORKS
 
@@ -26,14 +26,12 @@ _LINKS = """() => [...document.querySelectorAll('a[data-facet]')].map(a => ({fac
 
 
 @pytest.fixture(scope="module")
-def sites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def sites(tmp_path_factory: pytest.TempPathFactory, quality_site: Path) -> dict[str, Path]:
+    """The lab fixture built for quality_util.BASE_URL, and the demo: the session's quality_site,
+    the same build (the demo's inputs, built by the CLI for that URL), which the tests only read."""
     work = tmp_path_factory.mktemp("lab-browser")
     shutil.copytree(LAB, work / "lab")
-    demo = work / "demo"
-    demo.mkdir()
-    shutil.copy2(REPO / "site.yaml", demo / "site.yaml")
-    shutil.copytree(REPO / "content", demo / "content")
-    return {"lab": build_site_dir(work / "lab", work / "lab-out"), "demo": build_site_dir(demo, work / "demo-out")}
+    return {"lab": build_site_dir(work / "lab", work / "lab-out"), "demo": quality_site}
 
 
 @pytest.fixture(scope="module")
