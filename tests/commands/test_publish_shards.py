@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -100,18 +101,24 @@ def test_the_matrix_commands_of_the_publish_workflow_run_here_with_four_shards(t
     downloads = [w for w in uses(jobs["merge"], "actions/download-artifact") if w.get("pattern") == "shard-*"]
     (download,) = downloads
     merger = runner(site, host=host, dest=tmp_path / "runner-merge")
-    for k in matrix["shard"]:   # each shard job, on its own runner
-        mine = {**values, "matrix.shard": str(k)}
-        machine = runner(site, host=host, dest=tmp_path / f"runner-shard-{k}")
-        run_step(step(jobs["shard"], "shard-build"), machine, mine)
+    clean = runner(site, host=host, dest=tmp_path / "one-machine")
+    shards = {k: ({**values, "matrix.shard": str(k)}, runner(site, host=host, dest=tmp_path / f"runner-shard-{k}"))
+              for k in matrix["shard"]}   # each shard job, on its own runner
+    # The shard jobs run at once, as a run's matrix does, and the one-machine build beside them:
+    # each its own process in its own checkout.
+    with ThreadPoolExecutor(max_workers=len(shards) + 1) as machines:
+        running = [machines.submit(run_step, step(jobs["shard"], "shard-build"), machine, mine)
+                   for mine, machine in shards.values()]
+        running.append(machines.submit(subprocess.run, [str(clean / ".venv/bin/authorsite"), "-q", "build",
+                                                        *(["--base-url", BASE_URL + "/"] if pages else [])],
+                                       cwd=clean, check=True, timeout=300))
+        for build in running:
+            build.result()
+    for mine, machine in shards.values():
         name, path = substitute(upload["name"], mine), substitute(upload["path"], mine)
         assert re.fullmatch(download["pattern"].replace("*", ".*"), name)
         shutil.copytree(machine / path, merger / download["path"] / name)   # upload, then download
     run_step(step(jobs["merge"], "merge"), merger, values)
-
-    clean = runner(site, host=host, dest=tmp_path / "one-machine")
-    subprocess.run([str(clean / ".venv/bin/authorsite"), "-q", "build", *(["--base-url", BASE_URL + "/"] if pages
-                    else [])], cwd=clean, check=True, timeout=300)
     merged, built = tree(merger / "output"), tree(clean / "output")
     assert sorted(merged) == sorted(built)
     assert [k for k in built if merged[k] != built[k]] == []
