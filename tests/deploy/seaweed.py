@@ -45,6 +45,7 @@ class S3:
     endpoint: str
     log: Path
     _names: Iterator[int] = field(default_factory=itertools.count)
+    _client: Any = field(default=None, repr=False)
 
     @property
     def env(self) -> dict[str, str]:
@@ -54,12 +55,16 @@ class S3:
                     AWS_SHARED_CREDENTIALS_FILE=os.devnull, PYTHONDONTWRITEBYTECODE="1", NO_COLOR="1")
 
     def client(self) -> Any:  # noqa: ANN401 - a boto3 S3 client
-        import boto3
-        from botocore.config import Config
+        """The tests' own client of the server, made once (a boto3 client costs ~20 ms to make, and
+        the deploy tests read the bucket a hundred times; boto3's clients are thread-safe)."""
+        if self._client is None:
+            import boto3
+            from botocore.config import Config
 
-        return boto3.client("s3", endpoint_url=self.endpoint, region_name="us-east-1",
-                            aws_access_key_id=ACCESS_KEY, aws_secret_access_key=SECRET_KEY,
-                            config=Config(s3={"addressing_style": "path"}))
+            self._client = boto3.client("s3", endpoint_url=self.endpoint, region_name="us-east-1",
+                                        aws_access_key_id=ACCESS_KEY, aws_secret_access_key=SECRET_KEY,
+                                        config=Config(s3={"addressing_style": "path"}))
+        return self._client
 
     def bucket(self) -> str:
         """A new, empty bucket of this test's own."""
