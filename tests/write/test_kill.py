@@ -32,6 +32,12 @@ def tree_digest(root: Path) -> str:
     return h.hexdigest()
 
 
+def _edited(text: str, edited: bool) -> str:
+    """The author file's text with the edit this test makes, or without it."""
+    plain = text.replace("Peking University (edited)", "Peking University")
+    return plain.replace("Peking University", "Peking University (edited)") if edited else plain
+
+
 KILLS = 12   # kill points spread over a build of the demo (20 took 19 s of make test; 50 a minute)
 
 
@@ -46,7 +52,7 @@ def test_sigkill_during_build_never_damages_output(tmp_path: Path) -> None:
     # A second version of the inputs, so "new complete build" is distinguishable from the old;
     # that build is timed, so the kill points spread over a build's whole life.
     author = site / "content/authors/bin-cui.yaml"
-    author.write_text(author.read_text().replace("Peking University", "Peking University (edited)"))
+    author.write_text(_edited(author.read_text(), True))
     new_out = tmp_path / "expected-new"
     t0 = time.monotonic()
     subprocess.run([*CLI, "-C", str(site), "build", "--output", str(new_out)], check=True, capture_output=True)
@@ -54,10 +60,16 @@ def test_sigkill_during_build_never_damages_output(tmp_path: Path) -> None:
     new = tree_digest(new_out)
     assert new != good
 
+    # Each round kills a build from one version of the inputs to the other; once a build has
+    # reached output/, the edit is flipped, so the next round's build again has something to
+    # change (no rebuild just to reset output/ to the old version).
     rng = random.Random(20261130)
+    digests = {False: good, True: new}
+    edited = True
     outcomes = {"old": 0, "new": 0}
     for _ in range(KILLS):
-        current = tree_digest(site / "output") if (site / "output").exists() else None
+        current, target = digests[not edited], digests[edited]
+        assert tree_digest(site / "output") == current
         proc = subprocess.Popen([*CLI, "-C", str(site), "build"], stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, start_new_session=True)
         time.sleep(rng.uniform(0.0, span * 1.1))
@@ -66,19 +78,18 @@ def test_sigkill_during_build_never_damages_output(tmp_path: Path) -> None:
         if not (site / "output").exists():
             # Killed between the two renames of the non-atomic fallback: the next run repairs it.
             subprocess.run([*CLI, "-C", str(site), "build"], check=True, capture_output=True)
-            assert tree_digest(site / "output") == new
-            outcomes["new"] += 1
-            continue
-        after = tree_digest(site / "output")
-        assert after in (current, new), "output/ is neither the previous build nor the new one"
-        outcomes["old" if after == good else "new"] += 1
-        if after == new:  # reset to the old build for the next round to mean something
-            shutil.rmtree(site / "output")
-            author.write_text(author.read_text().replace(" (edited)", ""))
-            subprocess.run([*CLI, "-C", str(site), "build"], check=True, capture_output=True)
-            author.write_text(author.read_text().replace("Peking University", "Peking University (edited)"))
-            assert tree_digest(site / "output") == good
-    # The next build after all that succeeds and leaves no staging or old folder behind.
+            assert tree_digest(site / "output") == target
+            after = target
+        else:
+            after = tree_digest(site / "output")
+            assert after in (current, target), "output/ is neither the previous build nor the new one"
+        outcomes["old" if after == current else "new"] += 1
+        if after == target:
+            edited = not edited
+            author.write_text(_edited(author.read_text(), edited))
+    # The next build after all that (from the edited inputs) succeeds and leaves no staging or
+    # old folder behind.
+    author.write_text(_edited(author.read_text(), True))
     subprocess.run([*CLI, "-C", str(site), "build"], check=True, capture_output=True)
     assert tree_digest(site / "output") == new
     leftovers = [p.name for p in site.iterdir() if p.name.startswith("output.")]
