@@ -16,7 +16,7 @@ import logging
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from generator.assemble import feed_ids
 from generator.render import jobs
@@ -64,7 +64,7 @@ log = logging.getLogger(__name__)
 # A step that writes the planned jobs in place of ``_run`` (generator.write.shard.Writer): given the
 # pool, the configuration, the model, the inputs, the jobs, the folder, and ``hollow.fill``; returns
 # (bytes written, the folder's size, jobs run) as ``_run`` does.
-Write = Callable[["Pool", "SiteConfig", "SiteModel", "Inputs", "list[jobs.Job]", Path, Callable[[], int]],
+Write = Callable[["Pool", "SiteConfig", "SiteModel", "Inputs", "Sequence[jobs.Job]", Path, Callable[[], int]],
                  "tuple[int, SiteSize, int]"]
 
 
@@ -207,7 +207,7 @@ def _assemble(config: SiteConfig, authors: Authors, parsed: ParsedInputs, inputs
 
 def _plan(config: SiteConfig, site: SiteModel, authors: Authors, options: dict[str, object],
           parsed: ParsedInputs, out: Path | None,
-          index: Index | None = None) -> tuple[list[jobs.Job], remake.Remake | None]:
+          index: Index | None = None) -> tuple[Sequence[jobs.Job], remake.Remake | None]:
     """Every job of the build, the search index's included when ``options`` ask for it, with the
     digests the last build made kept where they hold (``Authors.seed``, ``keep_digests``). The
     digester's memos (a digest per record) and the authors' parts live only here: held until the
@@ -295,7 +295,7 @@ def _remember(root: Path, site: SiteModel, inputs: Inputs) -> str:
     return inputs.with_memory_digest(digest)
 
 
-def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, inputs: str,
+def _run(pool: Pool, config: SiteConfig, planned: Sequence[jobs.Job], target: Path, inputs: str,
          clock: Clock, prelink: Prelink | None = None,
          fill: Callable[[], int] = int, reuse: bool = True,
          swapped: Callable[[], str] | None = None) -> tuple[int, SiteSize, int]:
@@ -321,9 +321,9 @@ def _run(pool: Pool, config: SiteConfig, planned: list[jobs.Job], target: Path, 
         log.debug("reused jobs linked in %.2f s", time.perf_counter() - started)
         log.debug("rendering %d of %d jobs (%d unchanged, reused) with %d process%s...", len(run), len(planned),
                  len(reuse), pool.workers, "es" if pool.workers > 1 else "")
-        if len(run) * 20 > len(planned) and forks([j.task for j in run], pool.workers):
+        if len(run) * 20 > len(planned) and forks(run.tasks(), pool.workers):
             log.debug("%d hollow records filled", fill())   # once, before the processes fork: not in each
-        written = pool.run([j.task for j in run], staging)
+        written = pool.run(run.tasks(), staging)
         log.debug("jobs run at %.2f s", time.perf_counter() - clock.start)
         clock.stage(f"run jobs ({pool.workers} process{'es' if pool.workers > 1 else ''}, "
                     f"{len(reuse)} reused)")

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import json
 import logging
 import os
@@ -33,7 +34,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from generator.core.errors import SiteError
 from generator.core.files import link_file
@@ -252,7 +253,8 @@ class Staging:
         self.prelink = prelink
         self.seeded = False
         self.base: SiteSize | None = None      # what the helper's folder holds (its report), if known
-        self.files: list[str] = []             # the outputs (files, or folders) linked or made by the build
+        self.files: list[str] = []             # the outputs (files, or folders) linked by the build
+        self.made: Sequence[Job] = ()          # the jobs it runs (a view of the plan: generator.render.jobs.split)
         self.emptied: set[str] = set()         # the folders a file was removed from
 
     def seed(self, manifest: Manifest | None, out_dir: Path, staging: Path) -> bool:
@@ -266,7 +268,8 @@ class Staging:
         """The last build's outputs that the helper found no file of, when its report is known."""
         return self.prelink.skipped if self.base is not None and self.prelink is not None else None
 
-    def place(self, staging: Path, out_dir: Path, manifest: Manifest | None, reuse: list[Job], run: list[Job]) -> None:
+    def place(self, staging: Path, out_dir: Path, manifest: Manifest | None, reuse: Sequence[Job],
+              run: Sequence[Job]) -> None:
         """Link the ``reuse`` jobs' outputs into ``staging`` from ``out_dir`` (those the helper has
         not); remove the helper's files of other jobs (``prune``). ``run`` are the jobs to make."""
         if self.seeded and manifest is not None:   # the last build's files are in staging already
@@ -280,10 +283,10 @@ class Staging:
                                                  else not os.path.lexists(os.path.join(staging, job.rel_path))):
                 link_job(job, out_dir, staging, made)
                 self.files.append(job.rel_path)
-        self.files += [j.rel_path for j in run]
+        self.made = run
 
     @contextlib.contextmanager
-    def skeleton(self, out_dir: Path, planned: list[Job], workers: int) -> Iterator[None]:
+    def skeleton(self, out_dir: Path, planned: Sequence[Job], workers: int) -> Iterator[None]:
         """Around a first build (no ``out_dir`` yet): its folders made meanwhile (``Skeleton``),
         kept as the spare when the body (the whole build) succeeds, else removed."""
         made = Skeleton.start(out_dir, [j.rel_path for j in planned if not j.folder], workers) \
@@ -297,13 +300,14 @@ class Staging:
         if made is not None:
             made.finish(out_dir)
 
-    def normalize(self, planned: list[Job], staging: Path) -> SiteSize:
+    def normalize(self, planned: Sequence[Job], staging: Path) -> SiteSize:
         """``output.normalize_tree`` of ``staging`` once every job has run, walking only what the
         build added to the helper's folder when its report is known."""
         folders = {j.rel_path for j in planned if j.folder}
         if self.base is None or any(j.rel_path.startswith("static/") for j in planned):
             return normalize_tree(staging)   # (write_static's files are walked as a folder below)
-        return normalize_added(staging, self.base, [f for f in self.files if f not in folders],
+        added = itertools.chain(self.files, (j.rel_path for j in self.made))
+        return normalize_added(staging, self.base, [f for f in added if f not in folders],
                                ["static", *sorted(folders)], self.emptied)
 
 

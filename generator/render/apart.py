@@ -9,42 +9,110 @@ chunk at a time (generator.render.remake): each started at its size, so each cou
 scraps again (docs/scale.md, session 25).
 
 ``plan_apart`` runs the plan in a forked process (``run_apart``) and takes back only its thin
-jobs, as columns; the build's process remakes whatever it runs (``Remake.chunks``), as it did
-for every job past the first chunk. The folder jobs (the search index's) are the caller's own,
-planned in this process, whole: the plan's copies are only compared with them.
+jobs, packed (``ThinPlan``); the build's process remakes whatever it runs (``Remake.chunks``), as
+it did for every job past the first chunk. The folder jobs (the search index's) are the caller's
+own, planned in this process, whole: the plan's copies are only compared with them.
 """
 
 from __future__ import annotations
 
+import itertools
 from array import array
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence, overload
 
 from generator.core.processes import run_apart
 from generator.render.jobs import Job
 from generator.render.tasks import FolderTask, Task, made_again
 
-Columns = tuple[list[str], list[str], "array[int]", list[str], list[tuple[str, str]]]
+DIGEST = 16   # bytes of a job's digest (jobs.plan_jobs: 32 hex digits)
 
 
-def plan_apart(plan: Callable[[], list[Job]], folders: Sequence[Job]) -> list[Job]:
-    """``plan()``'s jobs, planned in a forked process and made here thin, with ``folders`` (the
+class ThinPlan(Sequence[Job]):
+    """A plan's thin file jobs packed, then its folder jobs whole: every path in one UTF-8
+    ``bytes`` with where each ends, each group as a number into the groups' names, the weights,
+    and the digests 16 bytes each. A ``Job`` is made each time one is asked for; nothing holds it.
+    At 20,000 x 100 the 177,570 file jobs held as Job and Task objects with their own strings
+    were 52 MB of the build's process (traced), counted again by each render process it forks
+    (their pages are shared, but each process maps them); packed, 11 MB (docs/scale.md,
+    session 27)."""
+
+    __slots__ = ("_paths", "_ends", "_groups", "_names", "_weights", "_digests", "_folders")
+
+    def __init__(self, files: Sequence[Job], folders: Sequence[Job] = ()) -> None:
+        encoded = [j.rel_path.encode() for j in files]
+        names: dict[str, int] = {}
+        self._paths = b"".join(encoded)
+        self._ends = array("Q", itertools.accumulate(map(len, encoded)))
+        self._groups = array("I", (names.setdefault(j.task.group, len(names)) for j in files))
+        self._names = tuple(names)
+        self._weights = array("q", (j.task.weight for j in files))
+        self._digests = b"".join(map(_packed, (j.digest for j in files)))
+        self._folders = tuple(folders)
+
+    def with_folders(self, folders: Sequence[Job]) -> ThinPlan:
+        """The same file jobs, then ``folders``."""
+        plan = object.__new__(ThinPlan)
+        for name in ThinPlan.__slots__:
+            setattr(plan, name, getattr(self, name))
+        plan._folders = tuple(folders)
+        return plan
+
+    @property
+    def folders(self) -> tuple[Job, ...]:
+        return self._folders
+
+    def __len__(self) -> int:
+        return len(self._ends) + len(self._folders)
+
+    @overload
+    def __getitem__(self, i: int) -> Job: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Job]: ...
+
+    def __getitem__(self, i: int | slice) -> Job | list[Job]:
+        if isinstance(i, slice):
+            return [self[n] for n in range(*i.indices(len(self)))]
+        n = len(self._ends)
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        if i >= n:
+            return self._folders[i - n]
+        start = self._ends[i - 1] if i else 0
+        path = self._paths[start:self._ends[i]].decode()
+        task = Task(path, made_again, self._names[self._groups[i]], self._weights[i])
+        return Job(task, self._digests[i * DIGEST:(i + 1) * DIGEST].hex())
+
+    def __iter__(self) -> Iterator[Job]:
+        return map(self.__getitem__, range(len(self)))
+
+
+def _packed(digest: str) -> bytes:
+    try:
+        packed = bytes.fromhex(digest)
+    except ValueError:
+        packed = b""
+    if len(packed) != DIGEST or packed.hex() != digest:
+        raise ValueError(f"a job's digest is not {2 * DIGEST} hex digits (generator.render.jobs): {digest!r}")
+    return packed
+
+
+def plan_apart(plan: Callable[[], list[Job]], folders: Sequence[Job]) -> ThinPlan:
+    """``plan()``'s jobs, planned in a forked process and sent here packed, with ``folders`` (the
     folder jobs ``plan`` puts at the end, planned already in this process) in place of its own."""
-    paths, groups, weights, digests, theirs = run_apart(lambda: _columns(plan()), "the planning process")
+    packed, theirs = run_apart(lambda: _thin(plan()), "the planning process")
     if theirs != [(j.rel_path, j.digest) for j in folders]:
         raise RuntimeError("the planning process planned other folder jobs than the build's "
                            f"(generator.render.apart): {theirs!r}")
-    shared: dict[str, str] = {}   # (one string a group: 6 MB at 20,000 authors when each job had its own)
-    planned = [Job(Task(path, made_again, shared.setdefault(group, group), weight), digest)
-               for path, group, weight, digest in zip(paths, groups, weights, digests)]
-    return planned + list(folders)
+    return packed.with_folders(folders)
 
 
-def _columns(planned: list[Job]) -> Columns:
-    """The plan as columns to send: the file jobs' paths, groups, weights and digests, and the
-    folder jobs' paths and digests (``FolderTask``s end the plan: ``plan_site``)."""
+def _thin(planned: list[Job]) -> tuple[ThinPlan, list[tuple[str, str]]]:
+    """The plan to send: its file jobs packed, and its folder jobs' paths and digests
+    (``FolderTask``s end the plan: ``plan_site``)."""
     n = sum(1 for j in planned if not isinstance(j.task, FolderTask))
     files, folders = planned[:n], planned[n:]
     if any(isinstance(j.task, FolderTask) for j in files):
         raise RuntimeError("a folder job before a file job in the plan (generator.render.apart)")
-    return ([j.rel_path for j in files], [j.task.group for j in files], array("q", (j.task.weight for j in files)),
-            [j.digest for j in files], [(j.rel_path, j.digest) for j in folders])
+    return ThinPlan(files), [(j.rel_path, j.digest) for j in folders]

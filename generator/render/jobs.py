@@ -27,10 +27,11 @@ import hashlib
 import json
 import operator
 import os
+from array import array
 from dataclasses import dataclass
 from itertools import compress, repeat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Collection, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Collection, Iterable, Iterator, Mapping, Sequence
 
 import orjson
 
@@ -159,21 +160,64 @@ def missing(manifest: Manifest, out_dir: Path) -> list[str]:
     return list(compress(manifest.outputs, map(operator.not_, there)))
 
 
-def split(jobs: Iterable[Job], manifest: Manifest | None, old_out: Path,
-          missing: Collection[str] | None = None) -> tuple[list[Job], list[Job]]:
+def split(jobs: Sequence[Job], manifest: Manifest | None, old_out: Path,
+          missing: Collection[str] | None = None) -> tuple[Picked, Picked]:
     """(reuse, run): a job is reused when the manifest holds its digest and its old output exists.
     ``missing``: the manifest's outputs that are not files in ``old_out``, when known (the
-    helper that linked the others says which: generator.incremental.prelink), so that no file is stat'ed."""
-    reuse: list[Job] = []
-    run: list[Job] = []
+    helper that linked the others says which: generator.incremental.prelink), so that no file is
+    stat'ed. Both are views of ``jobs`` (``Picked``), so a plan kept packed stays so."""
+    places = (array("I"), array("I"))   # (reuse, run)
     outputs = manifest.outputs if manifest is not None else {}
     top = os.fspath(old_out)   # (strings: a Path a job cost more than the stat, 9,000 jobs a build)
-    for job in jobs:
+    for n, job in enumerate(jobs):
         rel = job.rel_path
         same = outputs.get(rel) == job.digest and (
             rel not in missing if missing is not None and not job.folder else os.path.exists(os.path.join(top, rel)))
-        (reuse if same else run).append(job)
-    return reuse, run
+        places[not same].append(n)
+    return Picked(jobs, places[0]), Picked(jobs, places[1])
+
+
+class Picked(Sequence[Job]):
+    """Some of a plan's jobs, by their places in it, in its order: a view, not a copy (a plan
+    kept packed, generator.render.apart, makes a job each time one is asked for)."""
+
+    __slots__ = ("jobs", "places")
+
+    def __init__(self, jobs: Sequence[Job], places: Sequence[int]) -> None:
+        self.jobs, self.places = jobs, places
+
+    def __len__(self) -> int:
+        return len(self.places)
+
+    def __getitem__(self, i: Any) -> Any:  # noqa: ANN401   (a job, or a list of them for a slice)
+        if isinstance(i, slice):
+            return [self.jobs[n] for n in self.places[i]]
+        return self.jobs[self.places[i]]
+
+    def __iter__(self) -> Iterator[Job]:
+        return map(self.jobs.__getitem__, self.places)
+
+    def tasks(self) -> Sequence[Task | FolderTask]:
+        """Their tasks, as a view too."""
+        return _Tasks(self)
+
+
+class _Tasks(Sequence["Task | FolderTask"]):
+    __slots__ = ("jobs",)
+
+    def __init__(self, jobs: Sequence[Job]) -> None:
+        self.jobs = jobs
+
+    def __len__(self) -> int:
+        return len(self.jobs)
+
+    def __getitem__(self, i: Any) -> Any:  # noqa: ANN401
+        if isinstance(i, slice):
+            return [j.task for j in self.jobs[i]]
+        return self.jobs[i].task
+
+    def __iter__(self) -> Iterator[Task | FolderTask]:
+        return (j.task for j in self.jobs)
 
 
 def link_job(job: Job, old_out: Path, staging: Path, made: set[str] | None = None) -> None:

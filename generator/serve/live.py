@@ -242,7 +242,7 @@ class LiveSite:
             made: set[str] = set()
             for job in reuse:
                 jobs.link_job(job, self.out_dir, staging, made)
-            return pool.run([j.task for j in run], staging)
+            return pool.run(run.tasks(), staging)
 
         self.outputs, self.pending = {}, {}
         write_site(produce, static_dirs(config.root, config.theme), self.out_dir, site_root=config.root)

@@ -181,7 +181,7 @@ class Writer:
         self.jobs = self.rendered = 0
 
     def __call__(self, pool: Pool, config: SiteConfig, site: SiteModel, inputs: Inputs,
-                 planned: list[jobs.Job], target: Path, fill: Callable[[], int]) -> tuple[int, SiteSize, int]:
+                 planned: Sequence[jobs.Job], target: Path, fill: Callable[[], int]) -> tuple[int, SiteSize, int]:
         mine = shares(planned, self.spec.n)[self.spec.k - 1]
         memory = _memory(site) if self.spec.k == 1 else None
         head = ShardManifest(plan_digest((j.rel_path, j.digest) for j in planned), self.spec.k, self.spec.n,
@@ -213,8 +213,8 @@ class Writer:
                  len(run), len(reuse))
         return total, size, len(run)
 
-    def _fill(self, pool: Pool, config: SiteConfig, staging: Path, target: Path, reuse: list[jobs.Job],
-              run: list[jobs.Job], fill: Callable[[], int]) -> tuple[int, tuple[str, ...]]:
+    def _fill(self, pool: Pool, config: SiteConfig, staging: Path, target: Path, reuse: jobs.Picked,
+              run: jobs.Picked, fill: Callable[[], int]) -> tuple[int, tuple[str, ...]]:
         """Static files (shard 1), the reused jobs' files linked, the others made, as a build
         orders them (a job's file wins over a static file of the same path)."""
         total, static = 0, ()
@@ -225,9 +225,9 @@ class Writer:
         made: set[str] = set()
         for job in reuse:
             jobs.link_job(job, target, staging, made)
-        if len(run) * 20 > len(reuse) + len(run) and forks([j.task for j in run], pool.workers):
+        if len(run) * 20 > len(reuse) + len(run) and forks(run.tasks(), pool.workers):
             log.debug("%d hollow records filled", fill())   # once, before the processes fork
-        return total + pool.run([j.task for j in run], staging), static
+        return total + pool.run(run.tasks(), staging), static
 
 
 def _memory(site: SiteModel) -> bytes | None:
