@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
 from generator.core.errors import SiteError
 from generator.write.output import clear_spare, safe_rel, write_file
-from generator.core.processes import enter_worker, outcome, report, signals_held
+from generator.core.processes import enter_worker, give_back, outcome, report, signals_held
 from generator.render.tasks import FolderTask, Task
 
 if TYPE_CHECKING:
@@ -246,15 +246,18 @@ class Pool:
             gc.enable()
 
     def run(self, tasks: Sequence[Task | FolderTask], dest: Path) -> int:
-        """``run_tasks`` on this pool's processes, once the loaded model is frozen; given a plan
-        kept thin (``remake``), a chunk at a time, the processes forked again for each."""
+        """``run_tasks`` on this pool's processes, once the loaded model is frozen and the freed
+        memory given back (``give_back``); given a plan kept thin (``remake``), a chunk at a time,
+        the processes forked again for each."""
         gc.enable()
         if self.remake is None:
             gc.freeze()
+            give_back()
             return run_tasks(tasks, dest, self.workers)
         total = done = 0
         for chunk in self.remake.chunks(tasks):
             gc.freeze()
+            give_back()   # (what the last chunk's tasks held, freed: not mapped by the next chunk's processes)
             total += run_tasks(chunk, dest, self.workers, Progress(len(tasks), before=done), apart=True)
             done += len(chunk)
         return total
