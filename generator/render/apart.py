@@ -33,7 +33,7 @@ class ThinPlan(Sequence[Job]):
     and the digests 16 bytes each. A ``Job`` is made each time one is asked for; nothing holds it.
     At 20,000 x 100 the 177,570 file jobs held as Job and Task objects with their own strings
     were 52 MB of the build's process (traced), counted again by each render process it forks
-    (their pages are shared, but each process maps them); packed, 11 MB (docs/scale.md,
+    (their pages are shared, but each process maps them); packed, 14 MB (docs/scale.md,
     session 27)."""
 
     __slots__ = ("_paths", "_ends", "_groups", "_names", "_weights", "_digests", "_folders")

@@ -183,6 +183,7 @@ def run_tasks(tasks: Sequence[Task | FolderTask], dest: Path, workers: int, prog
         return _run_share([t for group in ordered_groups(tasks) for t in group], dest)
     groups = ordered_groups(tasks)
     progress = progress or Progress(len(tasks))
+    give_back()   # (what this process freed, the last chunk's tasks among it: not mapped by those it forks)
     ctx = multiprocessing.get_context("fork")
     children: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []
     claims = _Claims(ctx, workers)
@@ -246,18 +247,15 @@ class Pool:
             gc.enable()
 
     def run(self, tasks: Sequence[Task | FolderTask], dest: Path) -> int:
-        """``run_tasks`` on this pool's processes, once the loaded model is frozen and the freed
-        memory given back (``give_back``); given a plan kept thin (``remake``), a chunk at a time,
-        the processes forked again for each."""
+        """``run_tasks`` on this pool's processes, once the loaded model is frozen; given a plan
+        kept thin (``remake``), a chunk at a time, the processes forked again for each."""
         gc.enable()
         if self.remake is None:
             gc.freeze()
-            give_back()
             return run_tasks(tasks, dest, self.workers)
         total = done = 0
         for chunk in self.remake.chunks(tasks):
             gc.freeze()
-            give_back()   # (what the last chunk's tasks held, freed: not mapped by the next chunk's processes)
             total += run_tasks(chunk, dest, self.workers, Progress(len(tasks), before=done), apart=True)
             done += len(chunk)
         return total
