@@ -17,6 +17,9 @@ who listed its id; so the cache files stay as they are and the reason can never 
 
 from __future__ import annotations
 
+import hashlib
+import marshal
+from collections import Counter
 from dataclasses import fields
 from operator import attrgetter
 from typing import Any, Callable, Iterable, Sequence
@@ -113,6 +116,23 @@ def merged_match(parts: Sequence[Record]) -> str:
     best = min((how(m) for m in found), key=lambda h: order.index(h) if h in order else len(order))
     named = any(basis(p.match) in (NAME, CONFIRMED) for p in parts)
     return match_code(CONFIRMED if named else IDENTIFIER, best)
+
+
+def summary(records: Iterable[Record]) -> dict[str, Any]:
+    """How an author's records were matched, as data.json gives it: a count per basis
+    (identifier, confirmed, name) and the record ids of the name-only ones, which "Not mine?"
+    and ``authorsite review`` name."""
+    records = list(records)
+    counts = Counter(basis(r.match) or "unknown" for r in records)
+    return {**{b: counts[b] for b in (IDENTIFIER, CONFIRMED, NAME)},
+            "name_only": [record_id(r) for r in records if is_name_only(r)]}
+
+
+def summary_digest(records: Iterable[Record]) -> bytes:
+    """A digest of ``summary`` (``Author.matched``): what a job that writes an author's summary
+    reads of its records, kept on the author so that the job is planned without them."""
+    s = summary(records)
+    return hashlib.sha256(marshal.dumps(tuple(s.items()), 2)).digest()[:16]
 
 
 def record_id(r: Record) -> str:

@@ -23,7 +23,7 @@ from generator.config.sources import kind_of
 from generator.assemble.filters import decide, normalize_name
 from generator.core.latex import tex_to_text
 from generator.assemble.markup import markdown_to_html
-from generator.assemble.matching import tagged
+from generator.assemble.matching import summary_digest, tagged
 from generator.assemble.merge import merge_records
 from generator.assemble.papers import collisions
 from generator.core.model import Author, Page, Record, SiteModel, Subject
@@ -154,7 +154,7 @@ def assemble_author(a: AuthorConfig, store: Store, tax: Taxonomy, citations: str
         subjects=tuple(sorted(subj.items(), key=lambda kv: (-kv[1], kv[0]))),
         years=tuple(sorted(years.items(), reverse=True)), template=a.template,
         photo=a.photo, role=a.role, group=a.group, pinned=_pinned(records, a.pinned), member=a.member,
-        name_native=a.name_native, name_native_lang=a.name_native_lang,
+        name_native=a.name_native, name_native_lang=a.name_native_lang, matched=summary_digest(records),
     )
 
 

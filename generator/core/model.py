@@ -181,6 +181,7 @@ class Author:
     name_native: str | None = None      # the name in its own script (崔斌), beside the Latin one
     name_native_lang: str | None = None  # its language tag, when the author file gives it
     member: tuple[int | None, int | None] | None = None   # (from, until): years in the lab (author file)
+    matched: bytes = b""                # assemble.matching.summary_digest of the records: what data.json reads
 
     def member_in(self, year: int | None) -> bool:
         """Whether a record of ``year`` counts for the lab: always without ``member`` years, and

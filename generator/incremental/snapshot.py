@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-FORMAT = 2   # 2: records kept apart, loaded hollow (generator.incremental.hollow)
+FORMAT = 3   # 2: records kept apart, loaded hollow (generator.incremental.hollow); 3: Author.matched
 KIND = "assembled-author"
 RECORDS = "assembled-records"   # every field of a kept author's records, read when first used
 DIGESTS = "author-digests"   # the entry of every author's job digests (Authors.keep_digests)

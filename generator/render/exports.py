@@ -31,7 +31,6 @@ import dataclasses
 import json
 import re
 import unicodedata
-from collections import Counter
 from functools import lru_cache
 from typing import Any
 
@@ -307,19 +306,11 @@ def authors_index(site: SiteModel) -> Iterator[bytes]:
     yield b'{"title":' + _dumps(site.title, newline=False) + b',"authors":['
     for n, a in enumerate(site.authors):
         yield (b"," if n else b"") + _dumps({
-            "name": a.name, "slug": a.slug, "records": len(a.records), "matched": _matched(a),
+            "name": a.name, "slug": a.slug, "records": len(a.records), "matched": matching.summary(a.records),
             "url": urls.abs_url_for("author", a.slug),
             "publications": urls.abs_url_for("author_csl", a.slug) if a.records else None,
             "feed": urls.abs_url_for("author_feed", a.slug)}, newline=False)
     yield b"]}\n"
-
-
-def _matched(a: Author) -> dict[str, Any]:
-    """How an author's records were matched: a count per basis (identifier, confirmed, name) and
-    the record ids of the name-only ones, which "Not mine?" and ``authorsite review`` name."""
-    counts = Counter(matching.basis(r.match) or "unknown" for r in a.records)
-    return {**{b: counts[b] for b in (matching.IDENTIFIER, matching.CONFIRMED, matching.NAME)},
-            "name_only": [matching.record_id(r) for r in a.records if matching.is_name_only(r)]}
 
 
 def _dumps(data: Any, newline: bool = True) -> bytes:  # noqa: ANN401

@@ -234,7 +234,7 @@ def iter_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy,
         yield from _lab_exports(lab, site.title)
     for a in site.authors:
         yield from _export_tasks(a)
-    index = tuple((a.slug, a.name, len(a.records)) for a in site.authors)
+    index = tuple((a.slug, a.name, len(a.records), a.matched) for a in site.authors)
     yield Task(routes.authors_index().path, functools.partial(authors_index, site), reads=(index,))
     yield from sitemap_tasks(env, site.base_url, urls)
     yield from _static_tasks(site)

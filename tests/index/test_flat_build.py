@@ -40,9 +40,14 @@ def _over_the_index(monkeypatch: pytest.MonkeyPatch) -> None:
 TOGGLES = ("site venues", "site papers", "site publications")
 
 
-def _flat_site(dest: Path) -> Path:
+def _flat_site(dest: Path, own_templates: bool = True) -> Path:
+    """A copy of the incremental test's site with the pages that list every record off; without
+    its override of ``base.html`` unless ``own_templates`` (with one, every job is keyed on the
+    whole model, jobs.common_digest, so a job that misses one of its reads would not show)."""
     shutil.rmtree(dest, ignore_errors=True)
     shutil.copytree(SITE, dest)
+    if not own_templates:
+        shutil.rmtree(dest / "templates")
     path = dest / "site.yaml"
     data = yaml.safe_load(path.read_text("utf-8"))
     data.update(venues=False, papers=False, publications=False)
@@ -50,15 +55,16 @@ def _flat_site(dest: Path) -> Path:
     return dest
 
 
-def _run(tmp: Path, names: list[str], seed: int) -> list[tuple[str, list[str]]]:
-    stale = run_edits(tmp / "edits", names, seed, site=_flat_site(tmp / "template"))
+def _run(tmp: Path, names: list[str], seed: int, own_templates: bool = True) -> list[tuple[str, list[str]]]:
+    stale = run_edits(tmp / "edits", names, seed, site=_flat_site(tmp / "template", own_templates))
     assert (tmp / "edits" / "site" / ".authorsite" / "index.sqlite").is_file(), "not built over the index"
     return stale
 
 
 def test_every_kind_of_edit_over_the_index(tmp_path: Path) -> None:
-    names = [n for n in EDITS if n not in TOGGLES] + list(TOGGLES)
-    assert _run(tmp_path / "once", names, seed=42) == []
+    """Every kind once, on the site without templates of its own (the random sequences below keep them)."""
+    names = [n for n in EDITS if n not in TOGGLES and n != "override template"] + list(TOGGLES)
+    assert _run(tmp_path / "once", names, seed=42, own_templates=False) == []
 
 
 @settings(max_examples=1, deadline=None, derandomize=True, database=None,
