@@ -215,7 +215,7 @@ def _plan(config: SiteConfig, site: SiteModel, authors: Authors, options: dict[s
     peaked at 422 MB for the build's processes together, 379 MB with them let go). Over the
     index the jobs are kept thin, and made again to run (generator.render.remake): the Remake."""
     digester = Digester(site)
-    # (over the index, its records' digests are the index's: none kept here, nor subjects' jobs)
+    # (over the index, its records' digests are the index's: none kept here)
     last = authors.seed(digester, parsed) if index is None else {}
     common = jobs.common_digest(config.root, site, options, config.theme, digester)   # (once: 15 ms)
     search = bool(options["search"])
@@ -223,10 +223,11 @@ def _plan(config: SiteConfig, site: SiteModel, authors: Authors, options: dict[s
     env = make_environment(config.root, config.theme)
     if index is not None:   # (planned in a process of its own, its jobs all thin: generator.render.apart)
         index.db.commit()    # (what assemble wrote: the plan's process writes the listing digests)
+        SubjectJobs.mark(parsed)   # (the plan's process reads and writes them)
 
         def plan() -> list[jobs.Job]:
-            made = plan_site(config, site, options, search, digester, env, searched=searched, common=common,
-                             thin=True)
+            made = plan_site(config, site, options, search, digester, env, parsed=parsed, searched=searched,
+                             common=common, thin=True)
             index.db.commit()   # (the joined digests the plan made, for the next build)
             return made
         return plan_apart(plan, searched), remake.Remake(env, site, load_taxonomy(), config.root)

@@ -191,6 +191,17 @@ class Index:
         return [v for (v,) in self.db.execute(f"SELECT {what} FROM records WHERE slug = ? AND pos >= ? AND pos < ? "
                                                "ORDER BY pos", (slug, start, stop))]
 
+    def newest(self, slug: str, start: int, stop: int) -> str | None:
+        """The greatest ``u`` of the author's records ``start`` to ``stop`` (None for none): SQLite
+        compares text by its UTF-8 bytes, which orders as Python compares the code points."""
+        return self.db.execute("SELECT max(u) FROM records WHERE slug = ? AND pos >= ? AND pos < ?",
+                               (slug, start, stop)).fetchone()[0]
+
+    def subject_places(self, slug: str, start: int, stop: int) -> list[tuple[str, int]]:
+        """(code, position) of each subject of the author's records ``start`` to ``stop``, by position."""
+        return list(self.db.execute("SELECT code, pos FROM subjects WHERE slug = ? AND pos >= ? AND pos < ? "
+                                    "ORDER BY pos", (slug, start, stop)))
+
     def listed_span(self, what: str, code: str, start: int, stop: int) -> list[Any]:
         """``what`` (SQL over the records' columns, as r.) of the records ``start`` to ``stop`` listed in ``code``."""
         return [v for (v,) in self.db.execute(

@@ -166,6 +166,10 @@ class AuthorRecords(_Span):
     def column(self, what: str) -> list[Any]:
         return self.index.span(what, self.name, self.start, self.stop)
 
+    def newest_update(self, default: str) -> str:
+        newest = self.index.newest(self.name, self.start, self.stop)   # (in SQL: a value, not a column)
+        return default if newest is None else newest
+
 
 class RowRecords(Lazy):
     """Records named by their rows (a subject's listing, a slice of it, those indexed under an author)."""
@@ -261,6 +265,15 @@ def _remember(index: Index, key: str, who: tuple[str, ...]) -> None:
 def keys_of(records: Sequence[Record]) -> list[str]:
     """The records' keys (asked of the index for its records, none loaded)."""
     return records.column("key") if isinstance(records, Lazy) else [r.key for r in records]
+
+
+def subject_places(records: Sequence[Record]) -> list[tuple[str, int]]:
+    """(code, place among ``records``) of each subject of each record, in the records' order
+    (asked of the index for an author's records there, none loaded)."""
+    if isinstance(records, AuthorRecords):
+        return [(code, pos - records.start) for code, pos in
+                records.index.subject_places(records.name, records.start, records.stop)]
+    return [(code, j) for j, r in enumerate(records) for code in r.subjects]
 
 
 def author_digests(index: Index, slug: str) -> bytes:

@@ -150,6 +150,8 @@ class Digester:
     def joined(self, records: Sequence[Record]) -> bytes:
         """The digest of each of ``records`` (``record``), joined: as ``keep`` took them for that
         very sequence, else found record by record."""
+        if isinstance(records, Lazy):   # records in the index: their digests kept there, none loaded
+            return records.joined(self._indexed)
         e = self._joined.get(id(records))
         if e is not None and e[0] is records:
             return e[1]

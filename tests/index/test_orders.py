@@ -24,9 +24,10 @@ from generator.core.model import Author, Record
 from generator.core.taxonomy import load_taxonomy
 from generator.incremental.values import values_of
 from generator.index.db import Index
-from generator.index.lazy import forget, listing_digests
+from generator.index.lazy import AuthorRecords, forget, listing_digests, subject_places
 from generator.index.site import indexed_rows, site_orders
 from generator.render.search_docs import date_of
+from generator.render.template_globals import newest_update
 from generator.render.search_runs import in_order
 
 TAX = load_taxonomy()
@@ -76,6 +77,14 @@ def _digests(index: Index, slug: str) -> bytes:
     return index.joined(slug, _joined)
 
 
+def _by_code(places: list[tuple[str, int]]) -> dict[str, list[int]]:
+    """Each code's places, in the order given (what subject_jobs._per_subject groups)."""
+    out: dict[str, list[int]] = {}
+    for code, j in places:
+        out.setdefault(code, []).append(j)
+    return out
+
+
 def _check(index: Index, authors: list[Author], feed_size: int) -> None:
     subjects, (listed, new) = site_orders(index, [a.slug for a in authors], TAX, feed_size)
     rows = {id(r): (a.slug, i) for a in authors for i, r in enumerate(a.records)}
@@ -91,6 +100,11 @@ def _check(index: Index, authors: list[Author], feed_size: int) -> None:
     got_own = indexed_rows(index, authors)
     for a in authors:
         assert [r.key for r in got_own[a.slug]] == [r.key for r in a.records if first[r.key] == a.slug]
+    for a in authors:   # (what the plan asks of an author's records there, whole or a slice, none loaded)
+        lazy = AuthorRecords(index, a.slug, 0, len(a.records))
+        for got, want in ((lazy, a.records), (lazy[1:], a.records[1:])):
+            assert newest_update(got) == newest_update(want)
+            assert _by_code(subject_places(got)) == _by_code(subject_places(want))   # (a record's codes in any order)
     for a in authors:   # (an author's joined digests kept in the index are what they would be made anew)
         fresh = _joined(iter(index.db.execute("SELECT r.content, l.who FROM records r JOIN listed l ON l.key = r.key "
                                               "WHERE r.slug = ? ORDER BY r.pos", (a.slug,))))
