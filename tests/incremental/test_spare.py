@@ -50,10 +50,14 @@ def test_a_build_seeded_from_the_spare_gives_a_clean_build(tmp_path: Path, worke
     reused = spare / "subjects" / "cs.CL" / "index.html"
     reused.unlink()
     reused.write_text("stale bytes at the path of a reused page")
+    os.symlink(root / "output" / "index.html", spare / "authors" / "planted.html")
+    os.chmod(spare / "authors", 0o700)                         # (a folder the walk must open up)
+    os.chmod(root / "output" / "subjects" / "index.html", 0o600)   # (a live file kept through its link)
     _edit(root, "Elsewhere", "Somewhere")
     res = build(root, workers=workers)
     assert (root / "output/index.html").is_file() and not (root / "output/authors/gone").exists()
     assert res.size == measure(root / "output"), "the size the build saw is the output's"
+    assert _walk_modes(root / "output") == ({"0o755"}, {"0o644"}, [])
     assert_same_as_clean(root, tmp_path, f"spare-{workers}")
 
 
