@@ -156,6 +156,11 @@ class Index:
 
     # -- reading (every process) --
 
+    def part(self, slug: str) -> bytes | None:
+        """The author's part as ``put`` was given it, or None."""
+        row = self.db.execute("SELECT part FROM authors WHERE slug = ?", (slug,)).fetchone()
+        return None if row is None else row[0]
+
     def records(self, slug: str) -> tuple[bytes, ...]:
         """The author's records, each one's ``values_of`` pickled, in order."""
         return tuple(b for (b,) in self.db.execute("SELECT blob FROM records WHERE slug = ? ORDER BY pos", (slug,)))

@@ -70,9 +70,8 @@ class Counts(Sequence[tuple[str, int]]):
     (``Subject.authors``) held as their slugs, each the site's own string, and an array of the
     counts: 12 bytes a pair, not the 120 of a tuple with its own copy of the slug (every author
     appears in about five subjects: 95 MB at 20,000 authors, in the build's process and counted
-    again in each process it forks). Iterated, indexed and compared as the tuple of pairs. An
-    author's subjects (code, count) and years (year, count) are held so too over the index
-    (index.site.Indexer), their codes and years shared by every author (``names``)."""
+    again in each process it forks). Iterated, indexed and compared as the tuple of pairs. (An
+    author's subjects and years over the index are not held at all: lazy.PartCounts.)"""
 
     __slots__ = ("slugs", "counts")
 

@@ -23,7 +23,7 @@ from generator.incremental import hollow
 from generator.incremental.values import values_of
 from generator.index import orders
 from generator.index.db import Index
-from generator.index.lazy import AuthorRecords, AuthorRows, Listed, RowRecords, SubjectRecords, one_record
+from generator.index.lazy import AuthorRecords, AuthorRows, Listed, PartCounts, RowRecords, SubjectRecords, one_record
 
 if TYPE_CHECKING:
     from generator.core.taxonomy import Taxonomy
@@ -34,7 +34,6 @@ class Indexer:
 
     def __init__(self, index: Index) -> None:
         self.index = index
-        self.shared: dict[Any, Any] = {}   # the subjects' codes and the years, one object each (orders.Counts)
 
     def __call__(self, part: Any, key: bytes) -> Any:  # noqa: ANN401   (an AuthorPart)
         a = part.author
@@ -65,8 +64,8 @@ class Indexer:
         a = part.author
         author = dataclasses.replace(a, records=AuthorRecords(self.index, a.slug, 0, n),
                                      pinned=RowRecords(self.index, AuthorRows(a.slug, pinned)),
-                                     subjects=orders.Counts(a.subjects, self.shared),
-                                     years=orders.Counts(a.years, self.shared))
+                                     subjects=PartCounts(self.index, a.slug, "subjects"),
+                                     years=PartCounts(self.index, a.slug, "years"))
         return dataclasses.replace(part, author=author, contents=())   # (the index holds them)
 
 
