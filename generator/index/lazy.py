@@ -192,6 +192,13 @@ class RowRecords(Lazy):
     def _slice(self, start: int, stop: int) -> Sequence[Record]:
         return RowRecords(self.index, self._rows[start:stop])
 
+    def joined(self, digests: Callable[[Index, str], bytes]) -> bytes:
+        rows = self._rows
+        if not isinstance(rows, AuthorRows):
+            return super().joined(digests)
+        whole = digests(self.index, rows.slug)   # (one author's: asked once, not a row at a time)
+        return b"".join([whole[16 * pos:16 * pos + 16] for pos in rows.positions])
+
 
 class PartCounts(Sequence[tuple[Any, int]]):
     """An author's subjects (code, count) or years (year, count) over the index (``field``), read

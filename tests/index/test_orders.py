@@ -24,7 +24,7 @@ from generator.core.model import Author, Record
 from generator.core.taxonomy import load_taxonomy
 from generator.incremental.values import values_of
 from generator.index.db import Index
-from generator.index.lazy import AuthorRecords, forget, listing_digests, subject_places
+from generator.index.lazy import AuthorRecords, RowRecords, forget, listing_digests, subject_places
 from generator.index.site import indexed_rows, site_orders
 from generator.render.search_docs import date_of
 from generator.render.template_globals import newest_update
@@ -100,6 +100,10 @@ def _check(index: Index, authors: list[Author], feed_size: int) -> None:
     got_own = indexed_rows(index, authors)
     for a in authors:
         assert [r.key for r in got_own[a.slug]] == [r.key for r in a.records if first[r.key] == a.slug]
+        own = got_own[a.slug]
+        if isinstance(own, RowRecords):   # (its digests joined as a Lazy joins any rows)
+            assert own.joined(_digests) == b"".join(_digests(index, slug)[16 * pos:16 * pos + 16]
+                                                    for slug, pos in own.rows())
     for a in authors:   # (what the plan asks of an author's records there, whole or a slice, none loaded)
         lazy = AuthorRecords(index, a.slug, 0, len(a.records))
         for got, want in ((lazy, a.records), (lazy[1:], a.records[1:])):
