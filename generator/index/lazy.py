@@ -202,7 +202,7 @@ class RowRecords(Lazy):
 
 class PartCounts(Sequence[tuple[Any, int]]):
     """An author's subjects (code, count) or years (year, count) over the index (``field``), read
-    from its part there when asked (index.site.Indexer). Held, they were 1.4 KB an author in the
+    from it when asked (``Index.counts``). Held, they were 1.4 KB an author in the
     build's process (28 MB at 20,000 x 100), counted again by each process it forks; the pages
     that read them (the author's, the home page's list) are rendered elsewhere."""
 
@@ -237,13 +237,11 @@ _COUNTS: OrderedDict[tuple[str, str], tuple[Any, Any]] = OrderedDict()   # (inde
 
 
 def _counts(index: Index, slug: str) -> tuple[Any, Any]:
-    """The author's (subjects, years) from its part in the index, the last 256 authors' kept."""
+    """The author's (subjects, years) from the index, the last 256 authors' kept."""
     key = (index.name, slug)
     found = _COUNTS.get(key)
     if found is None:
-        blob = index.part(slug)
-        author = pickle.loads(blob)[0].author if blob is not None else None
-        found = _COUNTS[key] = (tuple(author.subjects), tuple(author.years)) if author is not None else ((), ())
+        found = _COUNTS[key] = index.counts(slug)
         if len(_COUNTS) > 256:
             _COUNTS.popitem(last=False)
     else:

@@ -42,7 +42,7 @@ class Indexer:
         # (an author the index holds already comes from ``kept``, never here)
         bare = dataclasses.replace(part, author=dataclasses.replace(a, records=(), pinned=()), contents=())
         self.index.put(a.slug, key, a.records, part.contents, map(values_of, a.records),
-                       pickle.dumps((bare, pinned), protocol=pickle.HIGHEST_PROTOCOL))
+                       pickle.dumps((bare, pinned), protocol=pickle.HIGHEST_PROTOCOL), (a.subjects, a.years))
         hollow.forget([a.records])
         return self._lazy(part, len(a.records), pinned)
 

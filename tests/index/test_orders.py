@@ -163,3 +163,20 @@ def _steps(index: Index, rnd: random.Random, steps: list[str]) -> None:
         else:
             feed_size = rnd.choice([1, 2, 50])
         _check(index, authors, feed_size)
+
+
+def test_an_authors_counts_are_read_back_as_put_and_digested_as_the_pairs(tmp_path: Path) -> None:
+    """lazy.PartCounts (an author's subjects and years over the index): the pairs ``put`` was given,
+    indexed, sliced, compared and digested as the tuple of them; none for an author not there."""
+    from generator.index.lazy import PartCounts
+    from generator.render.digest import Digester
+    index = Index(tmp_path / "index.sqlite")
+    subjects, years = (("cs.DB", 3), ("math.PR", 1)), ((2024, 2), (2023, 2))
+    index.put("a", b"k", (), [], [], b"", (subjects, years))
+    got = PartCounts(index, "a", "subjects")
+    assert got == subjects and tuple(got) == subjects and len(got) == 2 and got[0] == ("cs.DB", 3)
+    assert got[:1] == subjects[:1] and hash(got) == hash(subjects) and repr(got) == repr(subjects)
+    assert PartCounts(index, "a", "years") == years
+    assert Digester().digest((got, PartCounts(index, "a", "years"))) == Digester().digest((subjects, years))
+    assert not PartCounts(index, "nobody", "subjects") and PartCounts(index, "nobody", "years") == ()
+    forget()
