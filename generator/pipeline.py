@@ -116,7 +116,8 @@ def run(root: Path, clock: Clock, inputs: Inputs, target: Path | None, *, base_u
     if write is None:   # (a shard says its own)
         log.debug("%d jobs rendered, %d reused", rendered, len(planned) - rendered)
     return BuildResult(
-        out_dir=target, files=sum(1 for j in planned if not j.folder), bytes=total, authors=len(site.authors),
+        out_dir=target, files=sum(1 for _, _, folder in jobs.outline(planned) if not folder), bytes=total,
+        authors=len(site.authors),
         records=sum(len(a.records) for a in site.authors), subjects=len(site.subjects),
         warnings=tuple(warnings), seconds=clock.seconds(), stages=tuple(clock.stages),
         rendered=rendered, reused=len(planned) - rendered, size=size, host=config.host)
@@ -337,5 +338,5 @@ def _run(pool: Pool, config: SiteConfig, planned: Sequence[jobs.Job], target: Pa
                                  normalize=functools.partial(staged.normalize, planned))
         clock.stage("swap")
         recorded = swapped() if swapped is not None else inputs
-        jobs.Manifest(recorded, {j.rel_path: j.digest for j in planned}).write(path)
+        jobs.Manifest(recorded, {rel: digest for rel, digest, _ in jobs.outline(planned)}).write(path)
     return total, size, rendered[0]

@@ -34,7 +34,7 @@ from typing import Iterator, Sequence
 
 from generator.core.errors import SiteError
 from generator.core.files import link_file
-from generator.render.jobs import Job, Manifest, link_job, manifest_path
+from generator.render.jobs import Job, Manifest, link_job, manifest_path, outline
 from generator.write.output import MARKER, check_output_dir, normalize_added, normalize_tree, safe_rel, spare_dir
 from generator.core.processes import fork_helper, stop_helper
 from generator.write.sitesize import SiteSize
@@ -295,16 +295,16 @@ class Staging:
         """Link the ``reuse`` jobs' outputs into ``staging`` from ``out_dir`` (those the helper has
         not); remove the helper's files of other jobs (``prune``). ``run`` are the jobs to make."""
         if self.seeded and manifest is not None:   # the last build's files are in staging already
-            removed, self.emptied = prune(staging, manifest, {j.rel_path for j in reuse})
+            removed, self.emptied = prune(staging, manifest, {rel for rel, _, _ in outline(reuse)})
             if self.base is not None:
                 self.base = SiteSize(self.base.files - removed.files, self.base.bytes - removed.bytes)
         skipped = self.missing
         made: set[str] = set()
-        for job in reuse:
-            if job.folder or not self.seeded or (job.rel_path in skipped if skipped is not None
-                                                 else not os.path.lexists(os.path.join(staging, job.rel_path))):
-                link_job(job, out_dir, staging, made)
-                self.files.append(job.rel_path)
+        for n, (rel, _, folder) in enumerate(outline(reuse)):   # (no job made for the others)
+            if folder or not self.seeded or (rel in skipped if skipped is not None
+                                             else not os.path.lexists(os.path.join(staging, rel))):
+                link_job(reuse[n], out_dir, staging, made)
+                self.files.append(rel)
         self.made = run
 
     @contextlib.contextmanager
@@ -325,8 +325,8 @@ class Staging:
     def normalize(self, planned: Sequence[Job], staging: Path) -> SiteSize:
         """``output.normalize_tree`` of ``staging`` once every job has run, walking only what the
         build added to the helper's folder when its report is known."""
-        folders = {j.rel_path for j in planned if j.folder}
-        if self.base is None or any(j.rel_path.startswith("static/") for j in planned):
+        folders = {rel for rel, _, folder in outline(planned) if folder}
+        if self.base is None or any(rel.startswith("static/") for rel, _, _ in outline(planned)):
             return normalize_tree(staging)   # (write_static's files are walked as a folder below)
         added = itertools.chain(self.files, (j.rel_path for j in self.made))
         return normalize_added(staging, self.base, [f for f in added if f not in folders],

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 from array import array
-from typing import Callable, Iterator, Sequence, overload
+from typing import Callable, Iterable, Iterator, Sequence, overload
 
 from generator.core.processes import run_apart
 from generator.render.jobs import Job
@@ -86,6 +86,17 @@ class ThinPlan(Sequence[Job]):
 
     def __iter__(self) -> Iterator[Job]:
         return map(self.__getitem__, range(len(self)))
+
+    def outline(self, places: Iterable[int] | None = None) -> Iterator[tuple[str, str, bool]]:
+        """(path, digest, whether a folder) of each job, or of those at ``places``, in order,
+        without making the jobs (``jobs.outline``): a rebuild walks its plan several times."""
+        paths, ends, digests, n = self._paths, self._ends, self._digests, len(self._ends)
+        for i in range(len(self)) if places is None else places:
+            if i >= n:
+                job = self._folders[i - n]
+                yield job.rel_path, job.digest, job.folder
+            else:
+                yield paths[ends[i - 1] if i else 0:ends[i]].decode(), digests[i * DIGEST:(i + 1) * DIGEST].hex(), False
 
 
 def _packed(digest: str) -> bytes:

@@ -160,6 +160,13 @@ def missing(manifest: Manifest, out_dir: Path) -> list[str]:
     return list(compress(manifest.outputs, map(operator.not_, there)))
 
 
+def outline(jobs: Sequence[Job]) -> Iterator[tuple[str, str, bool]]:
+    """(path, digest, whether a folder) of each job, in order: from a plan kept packed
+    (generator.render.apart), or a view of one, without making its jobs."""
+    fast = getattr(jobs, "outline", None)
+    return fast() if fast is not None else ((j.rel_path, j.digest, j.folder) for j in jobs)
+
+
 def split(jobs: Sequence[Job], manifest: Manifest | None, old_out: Path,
           missing: Collection[str] | None = None) -> tuple[Picked, Picked]:
     """(reuse, run): a job is reused when the manifest holds its digest and its old output exists.
@@ -169,10 +176,9 @@ def split(jobs: Sequence[Job], manifest: Manifest | None, old_out: Path,
     places = (array("I"), array("I"))   # (reuse, run)
     outputs = manifest.outputs if manifest is not None else {}
     top = os.fspath(old_out)   # (strings: a Path a job cost more than the stat, 9,000 jobs a build)
-    for n, job in enumerate(jobs):
-        rel = job.rel_path
-        same = outputs.get(rel) == job.digest and (
-            rel not in missing if missing is not None and not job.folder else os.path.exists(os.path.join(top, rel)))
+    for n, (rel, digest, folder) in enumerate(outline(jobs)):
+        same = outputs.get(rel) == digest and (
+            rel not in missing if missing is not None and not folder else os.path.exists(os.path.join(top, rel)))
         places[not same].append(n)
     return Picked(jobs, places[0]), Picked(jobs, places[1])
 
@@ -200,6 +206,10 @@ class Picked(Sequence[Job]):
     def tasks(self) -> Sequence[Task | FolderTask]:
         """Their tasks, as a view too."""
         return _Tasks(self)
+
+    def outline(self) -> Iterator[tuple[str, str, bool]]:
+        inner = getattr(self.jobs, "outline", None)
+        return inner(self.places) if inner is not None else ((j.rel_path, j.digest, j.folder) for j in self)
 
 
 class _Tasks(Sequence["Task | FolderTask"]):

@@ -41,6 +41,18 @@ def test_a_packed_plan_gives_the_jobs_it_was_made_of_in_order() -> None:
     assert plan[1].task.group is plan[2].task.group
 
 
+@pytest.mark.parametrize("packed", [True, False], ids=["packed", "list"])
+def test_the_outline_of_a_plan_and_of_its_views_is_their_jobs_paths_digests_and_kinds(packed: bool) -> None:
+    """``jobs.outline`` (what a rebuild walks its plan for, several times) gives what the jobs
+    give, without making them from a packed plan; likewise for a view of some of them."""
+    plan = ThinPlan(FILES).with_folders([FOLDER]) if packed else [*FILES, FOLDER]
+    want = [(j.rel_path, j.digest, j.folder) for j in [*FILES, FOLDER]]
+    assert list(jobs.outline(plan)) == want
+    picked = jobs.Picked(plan, [4, 0, 5, 2])
+    assert list(jobs.outline(picked)) == [want[4], want[0], want[5], want[2]]
+    assert list(jobs.outline(jobs.Picked(plan, []))) == []
+
+
 def test_a_packed_plan_survives_the_pipe_from_the_planning_process() -> None:
     packed, folders = _thin([*FILES, FOLDER])
     assert folders == [("search", "e" * 32)]
