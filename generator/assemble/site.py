@@ -208,7 +208,7 @@ def subjects_of(authors: Sequence[Author], tax: Taxonomy) -> tuple[Subject, ...]
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     for a in authors:
         for r in a.records:
-            for code in r.subjects:
+            for code in dict.fromkeys(r.subjects):   # (a code a record lists twice counts once, as its author's)
                 by_code[code].setdefault(r.key, r)
                 counts[code][a.slug] += 1
     out = []

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from generator.core.model import Record, entry_updated
 
-VERSION = 8   # the schema's, in SQLite's user_version: an index of another is made anew
+VERSION = 9   # the schema's, in SQLite's user_version: an index of another is made anew
 
 _SCHEMA = """
 CREATE TABLE authors(slug TEXT PRIMARY KEY, key BLOB NOT NULL, n INTEGER NOT NULL, part BLOB NOT NULL,
@@ -117,7 +117,7 @@ class Index:
         db.executemany("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         db.executemany("INSERT INTO subjects VALUES (?, ?, ?, ?, ?, ?)",
                        ((code, slug, i, r.key, y, p) for (_, i, _, y, p, *_), r in zip(rows, records)
-                        for code in r.subjects))
+                        for code in dict.fromkeys(r.subjects)))   # (a code a record lists twice: one row)
         db.execute("INSERT OR REPLACE INTO authors VALUES (?, ?, ?, ?, ?)",
                    (slug, key, len(records), part, marshal.dumps(counts, 2)))
         _moved(db, slug, was, _placed(db, slug))

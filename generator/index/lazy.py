@@ -330,7 +330,7 @@ def subject_places(records: Sequence[Record]) -> list[tuple[str, int]]:
     if isinstance(records, AuthorRecords):
         return [(code, pos - records.start) for code, pos in
                 records.index.subject_places(records.name, records.start, records.stop)]
-    return [(code, j) for j, r in enumerate(records) for code in r.subjects]
+    return [(code, j) for j, r in enumerate(records) for code in dict.fromkeys(r.subjects)]
 
 
 def author_digests(index: Index, slug: str) -> bytes:
