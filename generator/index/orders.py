@@ -22,7 +22,7 @@ import sqlite3
 from array import array
 from typing import Any, Iterable, Iterator, Sequence
 
-from generator.index.db import Index, Row
+from generator.index.db import Index, Row, derive_not_first
 
 # Who lists each changed key (group_concat takes the rows in the order of its subquery, which
 # SQLite keeps: an aggregate's subquery with ORDER BY is not flattened).
@@ -51,6 +51,7 @@ def derive(index: Index, feed_size: int) -> dict[str, int]:
                    "(SELECT r.slug FROM changed c CROSS JOIN records r ON r.key = c.key)")
         db.execute("DELETE FROM listed WHERE key IN (SELECT key FROM changed)")
         db.execute(_LISTED)
+        derive_not_first(db)
         for (code,) in db.execute("SELECT code FROM changed_codes").fetchall():
             _list(db, code)
         newest = json.dumps(_newest(db, feed_size))
@@ -117,6 +118,7 @@ def newest(index: Index) -> list[Row]:
 
 def _all_changed(db: sqlite3.Connection) -> None:
     db.execute("DELETE FROM joined")
+    db.execute("DELETE FROM not_first")
     db.execute("DELETE FROM listing_joined")
     db.execute("DELETE FROM listed")
     db.execute("DELETE FROM listing")
