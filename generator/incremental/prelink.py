@@ -126,12 +126,11 @@ def link_outputs(outputs: list[str], out_dir: Path, folder: Path) -> None:
 def _sweep(path: str, prefix: str, src: tuple[str, int], wanted: set[str], kept: dict[str, int]) -> bool:
     """Walk the spare's folder ``path`` (``prefix``: its place in the output): keep each file of
     ``wanted`` that is a hard link of the live output's plain file there (``src``: the output's
-    path, and the device of both; by inode, which the walk gives without a ``stat``: one
-    ``lstat`` a file, the live one's), giving that
-    file 0644; remove every other file or link; give each folder 0755 before listing it and
-    remove those left empty. Returns whether ``path`` is left empty. One walk where three went
-    before (each file checked, the others removed, ``normalize_tree``): at 5,000 x 100 (48,000
-    files in 29,000 folders) the helper took 1.0-1.1 s instead of 2.0-2.3 s."""
+    path, and the device of both; by inode, which the walk gives without a ``stat``: one ``lstat``
+    a file, the live one's), giving it 0644; remove every other file or link; give each folder
+    0755 before listing it and remove those left empty. Returns whether ``path`` is left empty.
+    One walk where three went before (each file checked, the others removed, ``normalize_tree``):
+    at 5,000 x 100 (48,000 files in 29,000 folders) 1.0-1.1 s instead of 2.0-2.3 s."""
     left = 0
     with os.scandir(path) as it:
         found = list(it)

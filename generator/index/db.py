@@ -52,9 +52,10 @@ CREATE TABLE feed_known(key TEXT PRIMARY KEY, had INTEGER NOT NULL) WITHOUT ROWI
 CREATE TABLE feed_ids(key TEXT PRIMARY KEY, id TEXT NOT NULL) WITHOUT ROWID;
 """
 # authors.counts: the author's subjects and years, (code, count) and (year, count) pairs, marshalled
-# (lazy.PartCounts: unpickling its part took 127 us, this 12 us). records.y and .p: the record's year (0 when none) and first date ('' when none), as
-# assemble.site.sort_newest_first sorts them; .u: its date in a feed (model.entry_updated); .v: 1
-# when it has a venue. feed_known and feed_ids: the feeds' memory (generator.index.feeds).
+# (lazy.PartCounts: unpickling its part took 127 us, this 12 us). records.y and .p: the record's
+# year (0 when none) and first date ('' when none), as assemble.site.sort_newest_first sorts them;
+# .u: its date in a feed (model.entry_updated); .v: 1 when it has a venue. feed_known and
+# feed_ids: the feeds' memory (generator.index.feeds).
 
 # The site's authors in order, for this build only (a temporary table, filled in each process
 # that reads the orders: ``Index.site``).
@@ -119,7 +120,8 @@ class Index:
         db.executemany("INSERT INTO subjects VALUES (?, ?, ?, ?, ?, ?)",
                        ((code, slug, i, r.key, y, p) for (_, i, _, y, p, *_), r in zip(rows, records)
                         for code in dict.fromkeys(r.subjects)))   # (a code a record lists twice: one row)
-        db.execute("DELETE FROM not_first WHERE slug = ? AND pos >= ?", (slug, len(records)))   # (the rest: derive_not_first)
+        # (its rows past its records go; the others are made again by derive_not_first)
+        db.execute("DELETE FROM not_first WHERE slug = ? AND pos >= ?", (slug, len(records)))
         db.execute("INSERT OR REPLACE INTO authors VALUES (?, ?, ?, ?, ?)",
                    (slug, key, len(records), part, marshal.dumps(counts, 2)))
         _moved(db, slug, was, _placed(db, slug))
