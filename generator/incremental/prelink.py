@@ -324,8 +324,9 @@ class Staging:
     def normalize(self, planned: Sequence[Job], staging: Path) -> SiteSize:
         """``output.normalize_tree`` of ``staging`` once every job has run, walking only what the
         build added to the helper's folder when its report is known."""
-        folders = {rel for rel, _, folder in outline(planned) if folder}
-        if self.base is None or any(rel.startswith("static/") for rel, _, _ in outline(planned)):
+        listed = [(rel, folder) for rel, _, folder in outline(planned) if folder or rel.startswith("static/")]
+        folders = {rel for rel, folder in listed if folder}
+        if self.base is None or any(rel.startswith("static/") for rel, _ in listed):
             return normalize_tree(staging)   # (write_static's files are walked as a folder below)
         added = itertools.chain(self.files, (j.rel_path for j in self.made))
         return normalize_added(staging, self.base, [f for f in added if f not in folders],

@@ -34,6 +34,7 @@ CREATE TABLE records(slug TEXT NOT NULL, pos INTEGER NOT NULL, key TEXT NOT NULL
                      PRIMARY KEY(slug, pos)) WITHOUT ROWID;
 CREATE INDEX records_key ON records(key, v);   -- (v: feeds.py reads the site's keys from it alone)
 CREATE INDEX records_newest ON records(y DESC, p DESC);
+CREATE INDEX records_dates ON records(slug, pos, u, key);   -- (newest, span: not the whole rows, 200 KB an author)
 CREATE TABLE subjects(code TEXT NOT NULL, slug TEXT NOT NULL, pos INTEGER NOT NULL, key TEXT NOT NULL,
                       y INTEGER NOT NULL, p TEXT NOT NULL);
 CREATE INDEX subjects_slug ON subjects(slug);
@@ -60,12 +61,6 @@ CREATE TABLE feed_ids(key TEXT PRIMARY KEY, id TEXT NOT NULL) WITHOUT ROWID;
 # The site's authors in order, for this build only (a temporary table, filled in each process
 # that reads the orders: ``Index.site``).
 _SITE = "CREATE TEMP TABLE IF NOT EXISTS site(slug TEXT PRIMARY KEY, apos INTEGER NOT NULL) WITHOUT ROWID"
-
-# The records' feed dates and keys by author and place, apart from their rows: a feed's date
-# (``newest``, every author's on every plan) read the whole rows, pickled records among them, about
-# 200 KB an author (250 us; 24 us from this index at 5,000 x 100). Made at the first open of an
-# index made before it (derived data: the schema's version stays).
-_DATES = "CREATE INDEX IF NOT EXISTS records_dates ON records(slug, pos, u, key)"
 
 # Whether the record r (records) is listed first by its own author (l: listed, who in site order).
 _FIRST = "(l.who = r.slug OR substr(l.who, 1, length(r.slug) + 1) = r.slug || char(10))"
@@ -276,7 +271,6 @@ def _open(path: Path) -> sqlite3.Connection:
         db.executescript(_SCHEMA + f"PRAGMA user_version = {VERSION};")
     db.execute("PRAGMA synchronous = OFF")   # (a power cut may damage it: then it is made anew, see above)
     db.execute(_SITE)
-    db.execute(_DATES)
     return db
 
 

@@ -23,6 +23,7 @@ from array import array
 from typing import Any, Iterable, Iterator, Sequence
 
 from generator.index.db import Index, Row, derive_not_first
+from generator.index.lazy import Pairs
 
 # Who lists each changed key (group_concat takes the rows in the order of its subquery, which
 # SQLite keeps: an aggregate's subquery with ORDER BY is not flattened).
@@ -66,12 +67,12 @@ def derive(index: Index, feed_size: int) -> dict[str, int]:
                              (code,)).fetchone()[0] for (code,) in db.execute("SELECT code FROM subject_authors")}
 
 
-class Counts(Sequence[tuple[str, int]]):
+class Counts(Pairs):
     """A subject's authors, (slug, how many of its records list the subject), most first
     (``Subject.authors``) held as their slugs, each the site's own string, and an array of the
     counts: 12 bytes a pair, not the 120 of a tuple with its own copy of the slug (every author
     appears in about five subjects: 95 MB at 20,000 authors, in the build's process and counted
-    again in each process it forks). Iterated, indexed and compared as the tuple of pairs. (An
+    again in each process it forks). Iterated and indexed as the tuple of pairs, compared as it (``Pairs``). (An
     author's subjects and years over the index are not held at all: lazy.PartCounts.)"""
 
     __slots__ = ("slugs", "counts")
@@ -93,15 +94,6 @@ class Counts(Sequence[tuple[str, int]]):
 
     def __iter__(self) -> Iterator[tuple[str, int]]:
         return zip(self.slugs, self.counts)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and tuple(self) == tuple(other)
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __repr__(self) -> str:
-        return repr(tuple(self))
 
 
 def subject_authors(index: Index, code: str) -> Counts:

@@ -79,10 +79,8 @@ class ThinPlan(Sequence[Job]):
             raise IndexError(i)
         if i >= n:
             return self._folders[i - n]
-        start = self._ends[i - 1] if i else 0
-        path = self._paths[start:self._ends[i]].decode()
-        task = Task(path, made_again, self._names[self._groups[i]], self._weights[i])
-        return Job(task, self._digests[i * DIGEST:(i + 1) * DIGEST].hex())
+        path, digest = self._file(i)
+        return Job(Task(path, made_again, self._names[self._groups[i]], self._weights[i]), digest)
 
     def __iter__(self) -> Iterator[Job]:
         return map(self.__getitem__, range(len(self)))
@@ -90,13 +88,18 @@ class ThinPlan(Sequence[Job]):
     def outline(self, places: Iterable[int] | None = None) -> Iterator[tuple[str, str, bool]]:
         """(path, digest, whether a folder) of each job, or of those at ``places``, in order,
         without making the jobs (``jobs.outline``): a rebuild walks its plan several times."""
-        paths, ends, digests, n = self._paths, self._ends, self._digests, len(self._ends)
+        n = len(self._ends)
         for i in range(len(self)) if places is None else places:
             if i >= n:
                 job = self._folders[i - n]
                 yield job.rel_path, job.digest, job.folder
             else:
-                yield paths[ends[i - 1] if i else 0:ends[i]].decode(), digests[i * DIGEST:(i + 1) * DIGEST].hex(), False
+                yield *self._file(i), False
+
+    def _file(self, i: int) -> tuple[str, str]:
+        """(path, digest) of the file job ``i``."""
+        return (self._paths[self._ends[i - 1] if i else 0:self._ends[i]].decode(),
+                self._digests[i * DIGEST:(i + 1) * DIGEST].hex())
 
 
 def _packed(digest: str) -> bytes:

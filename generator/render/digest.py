@@ -18,8 +18,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from generator.core.model import Record
-from generator.index.lazy import Lazy, PartCounts, author_digests
-from generator.index.orders import Counts
+from generator.index.lazy import Lazy, Pairs, author_digests
 from generator.incremental.canonical import plain_seq as _plain_seq, same as _same
 
 if TYPE_CHECKING:
@@ -247,7 +246,7 @@ class Digester:
             return b"b%d:" % len(v) + v
         if isinstance(v, (tuple, list)):
             return self._seq(v)
-        if isinstance(v, (Counts, PartCounts)):   # pairs from the index: as the tuple of them they stand for
+        if isinstance(v, Pairs):   # pairs from the index: as the tuple of them they stand for
             return self._seq(tuple(v))
         if isinstance(v, Lazy):   # records in the index (generator.index): their digests, none loaded
             return b"[R%d:" % len(v) + v.joined(self._indexed) + b"]" if v else self._seq(())
