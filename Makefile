@@ -84,7 +84,7 @@ bench: $(VENV)/.installed-bench
 SCALE_SIZES   ?= 5000 20000
 SCALE_RECORDS ?= 100
 SCALE_ARGS    ?=
-SCALE_ROWS    := ours_cold,ours_noop,ours_author,ours_record,ours_ci
+SCALE_ROWS    := ours_cold,ours_noop,ours_author,ours_record,ours_ci,shards
 bench-scale: $(VENV)/.installed
 	$(PY) -m compileall -q generator
 	set -e; for a in $(SCALE_SIZES); do \

@@ -80,11 +80,16 @@ ROWS = [
     ("ours_record", "ours: rebuild, 1 record changed", 0.2, "hugo_cold"),
     ("ours_ci", "ours: CI clone, 10 records changed", 0.2, "ours_cold"),   # bench/ci_row.py
     ("search", "ours: search index step alone", None, "hugo_cold"),
+    # bench/shard_row.py (issue 43, acceptance 2): the publish workflow's 4 shard jobs and its merge job
+    ("shard_cold", "ours: slowest of 4 shards, cold", 0.35, "ours_cold"),
+    ("shard_merge", "ours: merge of 4 shards", 0.15, "ours_cold"),
+    ("shard_ci", "ours: CI, slowest of 4 shards", None, "ours_cold"),
+    ("shard_ci_merge", "ours: CI, merge of 4 shards", None, "ours_cold"),
     ("serve_reload", "ours: serve, 1 author edited -> new text in the page (Chromium)", None, None),
 ]
 # Our rows --rows can pick ("refresh": the requests of a fetch with nothing new, bench/refresh_row.py)
 OUR_ROWS = ("ours_cold", "ours_cold_nosearch", "ours_ci", "ours_noop", "ours_author", "ours_record", "search",
-            "serve_reload", "refresh")
+            "serve_reload", "refresh", "shards")
 SERVE_TARGET_S = 0.5   # issue 12, acceptance 3: seconds, not a ratio
 MEMORY_TARGET = 1.0  # peak memory of our cold build (process tree) / Hugo's (issue 12, acceptance 5)
 # the output each cold run leaves, as the size table names it
@@ -672,6 +677,7 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(scratch, ignore_errors=True)
 
     from ci_row import ci_build   # issue 12 acceptance 6: a CI run's build on a restored clone
+    shard_detail: dict[str, Any] | None = None
     done = 0
     try:
         for i in range(args.repeat):
@@ -716,6 +722,12 @@ def main(argv: list[str] | None = None) -> int:
             for path in restore_pristine(corpus):
                 if code is not None:
                     against.mirror(corpus.site, twin_site, path)
+            if i == 0 and wanted("shards"):   # once: at 20,000 x 100 they take longer than a cold build
+                from shard_row import shard_runs
+                found = shard_runs(corpus, args.timeout)
+                for name, r in found["rows"].items():
+                    runs[name].append(r)
+                shard_detail = found["detail"]
             done += 1
             per_repeat = time.perf_counter() - t_rep
             elapsed = time.perf_counter() - started
@@ -738,6 +750,7 @@ def main(argv: list[str] | None = None) -> int:
                      "the measurements mix two versions of the code")
     report = make_report(args, corpus, runs, sizes, notes, hugo, done, time.perf_counter() - started)
     report["refresh"] = refresh
+    report["shards"] = shard_detail
     if code is not None:
         report["against"] = against.report(runs, code)
     report["code"] = {"start": code_at_start, "end": code_at_end,
@@ -882,9 +895,24 @@ def print_report(rep: dict[str, Any]) -> None:
             extra = f", search index {s['search_index_bytes'] / 1e6:.1f} MB" if s["search_index_bytes"] else ""
             print(f"output {side:<13}: {s['html_pages']} HTML pages ({s['html_bytes'] / 1e6:.1f} MB), "
                   f"{s['files']} files, {s['bytes'] / 1e6:.1f} MB in all{extra}")
+    print_shards(rep)
     for n in rep["notes"][:-3]:
         print(f"note: {n}")
     print(f"total benchmark time {rep['total_seconds']:.0f} s")
+
+
+def print_shards(rep: dict[str, Any]) -> None:
+    """Each shard's run (bench/shard_row.py) and its peak memory against the one-machine cold build's."""
+    d, cold = rep.get("shards"), rep["rows"].get("ours_cold")
+    if not d or not cold:
+        return
+    one = cold["peak_mb"]["median"]
+    for kind in ("cold", "ci"):
+        runs = d[kind]
+        each = ", ".join(f"{r['wall']:.1f} s / {max(r['tree_peak_mb'], r['maxrss_mb']):.0f} MB" for r in runs)
+        top = max(max(r["tree_peak_mb"], r["maxrss_mb"]) for r in runs)
+        print(f"shards ({kind}), each of {d['n']} (wall / peak): {each}; the largest peak {top:.0f} MB = "
+              f"{top / one:.2f}x the one-machine cold build's {one:.0f} MB (target <= 1)")
 
 
 if __name__ == "__main__":

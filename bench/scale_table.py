@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-ROWS = ("ours_cold", "ours_noop", "ours_author", "ours_record", "ours_ci")
+ROWS = ("ours_cold", "ours_noop", "ours_author", "ours_record", "ours_ci", "shard_cold", "shard_merge", "shard_ci",
+        "shard_ci_merge")
 
 
 def load(path: Path) -> dict[str, Any]:
