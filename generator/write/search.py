@@ -54,9 +54,11 @@ __all__ = ["Kept", "build_index", "document_text", "documents", "indexed_records
 
 log = logging.getLogger(__name__)
 
-# The index's CPU time per paper, in the render tasks' weight units (about 24 us each):
-# measured at 1,000 x 100, about 60 us a paper.
-_WEIGHT_PER_RECORD = 3
+# The index's CPU time per paper, in the render tasks' weight units (a unit: what a record costs
+# its author's page, about 100 us over the index): measured over the index at 5,000 x 100, 40 s
+# for 406,000 papers, a unit a paper. (It was 3, from the in-memory build at 1,000 x 100, whose
+# pages cost 24 us a record: the shard holding the index was given too little else.)
+_WEIGHT_PER_RECORD = 1
 
 
 def _fill(site: SiteModel, records: Mapping[str, Sequence[Record]], kept: Kept | None, out: Path | None,
