@@ -1,0 +1,52 @@
+"""The index's file (generator.index.db): its write-ahead log, and the indexes made once the authors are in."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from generator.core.model import Record
+from generator.incremental.values import values_of
+from generator.index.db import Index
+
+
+def _put(index: Index, slug: str, n: int) -> None:
+    records = [Record(key=f"arxiv:2401.{slug}{i}", title=f"T{i}", year=2024, subjects=("cs.DB",)) for i in range(n)]
+    index.put(slug, b"k", records, [b"c" * 16] * n, map(values_of, records), b"")
+
+
+def _names(index: Index) -> set[str]:
+    return {n for (n,) in index.db.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")}
+
+
+def test_the_orders_indexes_are_made_once_the_authors_are_in(tmp_path: Path) -> None:
+    index = Index(tmp_path / "index.sqlite")
+    _put(index, "a", 3)
+    assert _names(index) == {"subjects_slug"}, "a new index is filled without the indexes only the orders read"
+    index.site(["a"])
+    late = {"records_key", "records_newest", "records_dates", "subjects_code"}
+    assert _names(index) == {"subjects_slug"} | late
+    index.close()
+    again = Index(tmp_path / "index.sqlite")
+    again.site(["a"])   # (made once: IF NOT EXISTS)
+    assert _names(again) == {"subjects_slug"} | late
+    assert again.kept("a", b"k") is not None
+    again.close()
+
+
+def test_a_log_left_beside_a_deleted_index_is_not_read_into_the_new_one(tmp_path: Path) -> None:
+    """docs: the index is safe to delete; a log a killed build left beside it is not its new file's
+    (SQLite reads a log only for a file in WAL mode, which a new one is not yet)."""
+    path = tmp_path / "index.sqlite"
+    index = Index(path)
+    index.db.execute("PRAGMA wal_autocheckpoint = 0")   # (what it wrote stays in the log, as when killed)
+    _put(index, "a", 50)
+    assert index.db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    shutil.copy(f"{path}-wal", tmp_path / "left-wal")   # the log as a process killed while it wrote leaves it
+    index.close()
+    path.unlink()   # the user deletes the index ("safe to delete"), the log stays
+    shutil.copy(tmp_path / "left-wal", f"{path}-wal")
+    fresh = Index(path)
+    assert fresh.kept("a", b"k") is None
+    assert fresh.db.execute("SELECT count(*) FROM records").fetchone() == (0,)
+    fresh.close()
