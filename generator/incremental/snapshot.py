@@ -241,9 +241,15 @@ def _make(config: SiteConfig, todo: Sequence[tuple[int, AuthorConfig, bytes]], f
         reader = shared if shared is not None else Reader(config, keep=False)
         # (a digester an author: one for all would hold every record made, as its memo keys them)
         part = make_part(config, a, reader.read(a), tax, Digester())
-        if then is None or then is _as_is or then is _none:
+        if not _indexes(then):
             _keep(parsed, a.slug, key, part)
         found[i] = (then or _as_is)(part, key)
+
+
+def _indexes(then: Then | None) -> bool:
+    """Whether ``then`` writes each part to the index (``Indexer``): the build's own
+    ``_as_is`` and a helper's ``_none`` do not."""
+    return then is not None and then is not _as_is and then is not _none
 
 
 def _as_is(part: AuthorPart, key: bytes) -> AuthorPart:

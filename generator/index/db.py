@@ -133,7 +133,7 @@ class Index:
         self.slugs = tuple(slugs)
         self.names = {s: s for s in self.slugs}
         db = self.db
-        db.executescript(_LATE)   # (each authors' rows in: the indexes the orders read, if not made yet)
+        db.executescript(_LATE)   # (every author's rows are in: the indexes the orders read, if not made yet)
         _fill_site(db, self.slugs)
         gone = [s for (s,) in db.execute("SELECT slug FROM authors WHERE slug NOT IN (SELECT slug FROM temp.site)")]
         for slug in gone:   # (nothing to mark: another set of authors orders everything again, orders.derive)
