@@ -12,7 +12,7 @@ import shutil
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from generator.core.errors import EXIT_LOCKED, EXIT_OUTPUT, SiteError
 from generator.core.paths import lock_path
@@ -50,6 +50,17 @@ def link_file(src: str, dest: str, made: set[str]) -> None:
     except OSError:
         shutil.copyfile(src, dest)
         os.chmod(dest, 0o644)
+
+
+def folders_of(rels: Iterable[str]) -> set[str]:
+    """Each folder (``a/b/``) a file of ``rels`` (paths with ``/``) lies in, and every folder above it."""
+    out: set[str] = set()
+    for rel in rels:
+        i = rel.rfind("/")
+        while i > 0 and rel[:i + 1] not in out:
+            out.add(rel[:i + 1])
+            i = rel.rfind("/", 0, i)
+    return out
 
 
 def link_tree(src: Path, dest: Path, made: set[str]) -> None:
