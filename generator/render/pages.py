@@ -32,7 +32,7 @@ from generator.core.model import Author, Record, SiteModel, Subject, SubjectHead
 from generator.assemble.papers import key_of
 from generator.core.routes import Route, Urls
 from generator.render.search_docs import indexed_records
-from generator.index.lazy import keys_of
+from generator.index.lazy import Listed, keys_of
 from generator.core.taxonomy import Taxonomy
 from generator.render.tasks import Task, author_group, subject_group
 from generator.render.template_globals import newest_update, template_filters, template_globals
@@ -236,10 +236,8 @@ def iter_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy,
     for a in site.authors:
         yield from _export_tasks(a)
     index = tuple((a.slug, a.name, len(a.records), a.matched) for a in site.authors)
-    # (each author's records read for how they were matched: 3.3 ms an author over the index at
-    # 5,000 x 100, 33 weight units; weighed as 1, it was left to the end of a render and ran alone)
     yield Task(routes.authors_index().path, functools.partial(authors_index, site), reads=(index,),
-               weight=33 * len(site.authors) + 1)
+               weight=_index_weight(site))
     yield from sitemap_tasks(env, site.base_url, urls)
     yield from _static_tasks(site)
     for a in site.authors:
@@ -301,6 +299,13 @@ def _set_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy, r
 
 def _page_task(env: jinja2.Environment, p: PagePlan) -> Task:
     return Task(p.rel_path, functools.partial(_render_bytes, env, p), p.group, p.weight, tuple(p.context.values()))
+
+
+def _index_weight(site: SiteModel) -> int:
+    """data.json's weight: it reads each author's records for how they were matched, loaded from
+    the index when the site is in it (3.3 ms an author at 5,000 x 100, 33 units; weighed 1, it ran
+    last and alone), held already otherwise (a unit an author: more would fork small rebuilds)."""
+    return (33 if isinstance(site.record_authors, Listed) else 1) * len(site.authors) + 1
 
 
 def _export_tasks(a: Author) -> list[Task]:
