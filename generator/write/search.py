@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Sequence
 
 from generator.core import routes
 from generator.core.model import Record, SiteModel
+from generator.index.lazy import Listed
 from generator.write.parallel import run_tasks
 from generator.render.search_docs import (TermDoc, document_text, documents, indexed_records, page_docs, page_key,
                                           term_documents)
@@ -55,10 +56,10 @@ __all__ = ["Kept", "build_index", "document_text", "documents", "indexed_records
 log = logging.getLogger(__name__)
 
 # The index's CPU time per paper, in the render tasks' weight units (a unit: what a record costs
-# its author's page, about 100 us over the index): measured over the index at 5,000 x 100, 40 s
-# for 406,000 papers, a unit a paper. (It was 3, from the in-memory build at 1,000 x 100, whose
-# pages cost 24 us a record: the shard holding the index was given too little else.)
-_WEIGHT_PER_RECORD = 1
+# its author's page): in memory at 1,000 x 100, about 60 us a paper against 24 us a unit, 3;
+# over the index at 5,000 x 100, 40 s for 406,000 papers against 100 us a unit, 1 (weighed 3
+# there, the shard holding the index was given too little else).
+_WEIGHT_PER_RECORD, _WEIGHT_PER_RECORD_INDEXED = 3, 1
 
 
 def _fill(site: SiteModel, records: Mapping[str, Sequence[Record]], kept: Kept | None, out: Path | None,
@@ -102,7 +103,8 @@ def search_tasks(site: SiteModel, digester: Digester | None = None, parsed: Pars
     made them (``Kept``), and patched from the last index in ``out`` (the output folder)."""
     records = indexed_records(site)
     reads = (tuple((a.slug, a.name, records[a.slug]) for a in site.authors), site.pages)
-    weight = _WEIGHT_PER_RECORD * sum(map(len, records.values())) + 1
+    per = _WEIGHT_PER_RECORD_INDEXED if isinstance(site.record_authors, Listed) else _WEIGHT_PER_RECORD
+    weight = per * sum(map(len, records.values())) + 1
     kept = Kept.plan(site, records, digester, parsed) if digester is not None and parsed is not None else None
     fill = functools.partial(_fill, site, records, kept, out)
     return [FolderTask(routes.search_index().path, fill, "search", weight, reads)]
