@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from generator.core.model import Record, entry_updated
 
-VERSION = 9   # the schema's, in SQLite's user_version: an index of another is made anew
+VERSION = 10   # the schema's, in SQLite's user_version: an index of another is made anew (10: counts' matched)
 
 _SCHEMA = """
 CREATE TABLE authors(slug TEXT PRIMARY KEY, key BLOB NOT NULL, n INTEGER NOT NULL, part BLOB NOT NULL,
@@ -58,8 +58,9 @@ CREATE INDEX IF NOT EXISTS records_newest ON records(y DESC, p DESC);
 CREATE INDEX IF NOT EXISTS records_dates ON records(slug, pos, u, key);   -- (newest, span: not the whole rows, 200 KB an author)
 CREATE INDEX IF NOT EXISTS subjects_code ON subjects(code);
 """
-# authors.counts: the author's subjects and years, (code, count) and (year, count) pairs, marshalled
-# (lazy.PartCounts: unpickling its part took 127 us, this 12 us). records.y and .p: the record's
+# authors.counts: the author's subjects and years, (code, count) and (year, count) pairs, and how
+# its records were matched, (how many records, assemble.matching.summary), marshalled
+# (lazy.PartCounts, lazy.matched: unpickling its part took 127 us, this 12 us). records.y and .p: the record's
 # year (0 when none) and first date ('' when none), as assemble.site.sort_newest_first sorts them;
 # .u: its date in a feed (model.entry_updated); .v: 1 when it has a venue. feed_known and
 # feed_ids: the feeds' memory (generator.index.feeds).
@@ -168,8 +169,8 @@ class Index:
 
     # -- reading (every process) --
 
-    def counts(self, slug: str) -> tuple[Any, Any]:
-        """The author's (subjects, years) as ``put`` was given them (none for an author not there)."""
+    def counts(self, slug: str) -> tuple[Any, ...]:
+        """The author's (subjects, years, matched) as ``put`` was given them (none for an author not there)."""
         row = self.db.execute("SELECT counts FROM authors WHERE slug = ?", (slug,)).fetchone()
         return marshal.loads(row[0]) if row is not None else ((), ())
 

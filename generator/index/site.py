@@ -17,6 +17,7 @@ import pickle
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from generator.assemble import matching
 from generator.assemble.site import subject
 from generator.core.model import Record, Subject
 from generator.incremental import hollow
@@ -41,8 +42,10 @@ class Indexer:
         pinned = tuple(where[id(r)] for r in a.pinned)   # (assemble_author pins the author's own records)
         # (an author the index holds already comes from ``kept``, never here)
         bare = dataclasses.replace(part, author=dataclasses.replace(a, records=(), pinned=()), contents=())
+        # (with the counts: how its records were matched, which data.json shows: lazy.matched)
+        counts = (a.subjects, a.years, (len(a.records), matching.summary(a.records)))
         self.index.put(a.slug, key, a.records, part.contents, map(values_of, a.records),
-                       pickle.dumps((bare, pinned), protocol=pickle.HIGHEST_PROTOCOL), (a.subjects, a.years))
+                       pickle.dumps((bare, pinned), protocol=pickle.HIGHEST_PROTOCOL), counts)
         hollow.forget([a.records])
         return self._lazy(part, len(a.records), pinned)
 

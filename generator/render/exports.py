@@ -41,6 +41,7 @@ from generator.core.latex import tex_to_text
 from generator.core.model import ET_AL, Author, Person, Record, SiteModel
 from generator.render.names import bibtex_name, csl_name, split_name
 from generator.core.routes import Urls
+from generator.index.lazy import matched
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -306,7 +307,7 @@ def authors_index(site: SiteModel) -> Iterator[bytes]:
     yield b'{"title":' + _dumps(site.title, newline=False) + b',"authors":['
     for n, a in enumerate(site.authors):
         yield (b"," if n else b"") + _dumps({
-            "name": a.name, "slug": a.slug, "records": len(a.records), "matched": matching.summary(a.records),
+            "name": a.name, "slug": a.slug, "records": len(a.records), "matched": matched(a.records),
             "url": urls.abs_url_for("author", a.slug),
             "publications": urls.abs_url_for("author_csl", a.slug) if a.records else None,
             "feed": urls.abs_url_for("author_feed", a.slug)}, newline=False)

@@ -32,7 +32,7 @@ from generator.core.model import Author, Record, SiteModel, Subject, SubjectHead
 from generator.assemble.papers import key_of
 from generator.core.routes import Route, Urls
 from generator.render.search_docs import indexed_records
-from generator.index.lazy import Listed, keys_of
+from generator.index.lazy import keys_of
 from generator.core.taxonomy import Taxonomy
 from generator.render.tasks import Task, author_group, subject_group
 from generator.render.template_globals import newest_update, template_filters, template_globals
@@ -302,10 +302,9 @@ def _page_task(env: jinja2.Environment, p: PagePlan) -> Task:
 
 
 def _index_weight(site: SiteModel) -> int:
-    """data.json's weight: it reads each author's records for how they were matched, loaded from
-    the index when the site is in it (3.3 ms an author at 5,000 x 100, 33 units; weighed 1, it ran
-    last and alone), held already otherwise (a unit an author: more would fork small rebuilds)."""
-    return (33 if isinstance(site.record_authors, Listed) else 1) * len(site.authors) + 1
+    """data.json's weight: a unit an author, whose summary of how its records were matched is
+    held, or kept in the index with its counts (index.lazy.matched: no record is read)."""
+    return len(site.authors) + 1
 
 
 def _export_tasks(a: Author) -> list[Task]:

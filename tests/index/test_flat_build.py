@@ -15,7 +15,9 @@ the lab's list off by default) built with two processes, over the index and in m
 from __future__ import annotations
 
 import json
+import marshal
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -99,6 +101,8 @@ def test_the_index_writes_the_bytes_of_a_build_in_memory(corpus: Path, tmp_path:
     monkeypatch.setattr(remake, "CHUNK", 300)   # (each chunk heavy enough to fork: parallel.MIN_PARALLEL_WEIGHT)
     build(corpus, workers=2)
     assert (corpus / ".authorsite" / "index.sqlite").is_file()
+    with sqlite3.connect(corpus / ".authorsite" / "index.sqlite") as db:   # (data.json's summaries kept: lazy.matched)
+        assert {len(marshal.loads(c)) for (c,) in db.execute("SELECT counts FROM authors")} == {3}
     assert _tree(corpus / "output") == _in_memory(corpus, tmp_path / "memory", monkeypatch)
     caches = sorted((corpus / "content" / "cache").rglob("*.json"))
     for path in caches[3:7]:   # a record's title, year and date changed in four authors' caches
