@@ -43,7 +43,8 @@ def _on_sigterm(signum: int, frame: object) -> None:
     handler would: the inherited one raised Terminated there, which multiprocessing printed as
     a traceback."""
     if os.getpid() != _HANDLER_PID[0]:
-        raise SystemExit(128 + signum)
+        from generator.core.processes import stop_on_term   # (loaded already: the process that forked it had)
+        stop_on_term(signum, frame)
     raise Terminated()
 
 

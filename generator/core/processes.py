@@ -16,6 +16,7 @@ import logging
 import multiprocessing
 import os
 import signal
+import sys
 import traceback
 from multiprocessing.connection import Connection
 from typing import Any, Callable, Iterator, TypeVar
@@ -163,9 +164,30 @@ def outcome(conn: Connection, what: str) -> Any:  # noqa: ANN401 - whatever the 
     return result[1]
 
 
+class Stopped(SystemExit):
+    """A forked worker's exit for a stop signal (``stop_on_term``)."""
+
+
 def stop_on_term(signum: int, frame: object) -> None:
     """A forked worker's SIGTERM handler: unwind (so what it runs is killed and its scratch removed)."""
-    raise SystemExit(128 + signum)
+    raise Stopped(128 + signum)
+
+
+def exit_when_swallowed() -> None:
+    """A stop that lands while Python runs a callback it cannot raise from (a weakref's, such as
+    the import system's module locks have, or a ``__del__``) is printed as "Exception ignored", with
+    its traceback, and lost: the worker went on with its work. Such a stop ends the process at
+    once, as a SIGKILL would; its parent, which is stopping too, removes what it leaves."""
+    previous = sys.unraisablehook
+    if getattr(previous, "stops", False):   # (set already: a fork inherits it)
+        return
+
+    def hook(unraisable: Any) -> None:  # noqa: ANN401   (sys.UnraisableHookArgs)
+        if isinstance(unraisable.exc_value, Stopped):
+            os._exit(unraisable.exc_value.code)   # type: ignore[arg-type]
+        previous(unraisable)
+    hook.stops = True   # type: ignore[attr-defined]
+    sys.unraisablehook = hook
 
 
 def exit_with(parent: int, sig: int = signal.SIGTERM) -> None:
@@ -183,6 +205,7 @@ def enter_worker(parent: int) -> None:
     """A forked worker's first act: unwind on SIGTERM (``stop_on_term``), take the signals the
     fork held (``signals_held``), and die with ``parent`` (``exit_with``)."""
     signal.signal(signal.SIGTERM, stop_on_term)
+    exit_when_swallowed()
     signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)
     exit_with(parent)
 
