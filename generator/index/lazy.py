@@ -262,9 +262,9 @@ def matched(records: Sequence[Record]) -> dict[str, Any]:
     5,000 x 100, in one task); made of the records otherwise, and for an index written before it
     kept them (its counts without it)."""
     if isinstance(records, AuthorRecords) and records.start == 0:
-        kept = _counts(records.index, records.name)
-        if len(kept) == 3 and isinstance(kept[2], tuple) and kept[2][0] == records.stop and isinstance(kept[2][1], dict):
-            return kept[2][1]
+        n, summary = (_counts(records.index, records.name) + ((None, None),))[2]   # (an older row: none)
+        if n == records.stop and isinstance(summary, dict):   # (the author's whole records, not a slice)
+            return summary
     return matching.summary(records)
 
 

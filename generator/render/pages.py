@@ -236,8 +236,10 @@ def iter_tasks(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy,
     for a in site.authors:
         yield from _export_tasks(a)
     index = tuple((a.slug, a.name, len(a.records), a.matched) for a in site.authors)
+    # (a unit an author: each one's summary of how its records were matched is held, or kept in
+    # the index with its counts, index.lazy.matched; no record is read)
     yield Task(routes.authors_index().path, functools.partial(authors_index, site), reads=(index,),
-               weight=_index_weight(site))
+               weight=len(site.authors) + 1)
     yield from sitemap_tasks(env, site.base_url, urls)
     yield from _static_tasks(site)
     for a in site.authors:
@@ -299,12 +301,6 @@ def _set_globals(env: jinja2.Environment, site: SiteModel, taxonomy: Taxonomy, r
 
 def _page_task(env: jinja2.Environment, p: PagePlan) -> Task:
     return Task(p.rel_path, functools.partial(_render_bytes, env, p), p.group, p.weight, tuple(p.context.values()))
-
-
-def _index_weight(site: SiteModel) -> int:
-    """data.json's weight: a unit an author, whose summary of how its records were matched is
-    held, or kept in the index with its counts (index.lazy.matched: no record is read)."""
-    return len(site.authors) + 1
 
 
 def _export_tasks(a: Author) -> list[Task]:
