@@ -247,7 +247,10 @@ def test_batches_and_confirmations_keep_the_delay_between_requests(arxiv_server,
     report = fetch_site(load_site(root))
     assert report.requests == len(s.hits) >= 4 and not report.failed       # >= 2 batches + 2 confirmations
     assert min(s.start_gaps()) >= 0.2                    # arrival to arrival, as the paging test asks
-    assert min(s.gaps()) > 0.05                           # never two at once (the server's end time is a little late)
+    # Never two at once: each request arrives after the answer before it ended. The server notes that
+    # end when its thread next gets the CPU, which on a busy machine can be most of the client's 0.2 s
+    # wait (CI saw 0.018 s), so only the order is asserted; the spacing is the line above.
+    assert min(s.gaps()) > 0
     assert sorted(h.params["search_query"] for h in s.hits if " OR " not in h.params["search_query"]) == [
         f'au:"{names(200)[3]}"', f'au:"{names(200)[150]}"']
 
