@@ -24,14 +24,14 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from generator.core.model import Record, entry_updated
 
-VERSION = 10   # the schema's, in SQLite's user_version: an index of another is made anew (10: counts' matched)
+VERSION = 11   # the schema's, in SQLite's user_version: an index of another is made anew (11: records with rowids)
 
 _SCHEMA = """
 CREATE TABLE authors(slug TEXT PRIMARY KEY, key BLOB NOT NULL, n INTEGER NOT NULL, part BLOB NOT NULL,
                      counts BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE records(slug TEXT NOT NULL, pos INTEGER NOT NULL, key TEXT NOT NULL, y INTEGER NOT NULL,
                      p TEXT NOT NULL, u TEXT NOT NULL, v INTEGER NOT NULL, content BLOB NOT NULL, blob BLOB NOT NULL,
-                     PRIMARY KEY(slug, pos)) WITHOUT ROWID;
+                     PRIMARY KEY(slug, pos));
 CREATE TABLE subjects(code TEXT NOT NULL, slug TEXT NOT NULL, pos INTEGER NOT NULL, key TEXT NOT NULL,
                       y INTEGER NOT NULL, p TEXT NOT NULL);
 CREATE INDEX subjects_slug ON subjects(slug);
@@ -53,11 +53,17 @@ CREATE TABLE feed_ids(key TEXT PRIMARY KEY, id TEXT NOT NULL) WITHOUT ROWID;
 # 100 filling them row by row took 3.7 ms an author of 22 (and more as they outgrow the
 # page cache); made after, the same rows are sorted in one pass each.
 _LATE = """
-CREATE INDEX IF NOT EXISTS records_key ON records(key, v);   -- (v: feeds.py reads the site's keys from it alone)
+-- (v: feeds.py reads the site's keys from it alone; slug, pos: who lists a key, read from it alone too,
+-- as the rows' places are no longer in every index of a table with rowids: 19 -> 13 s of orders at 5,000)
+CREATE INDEX IF NOT EXISTS records_key ON records(key, v, slug, pos);
 CREATE INDEX IF NOT EXISTS records_newest ON records(y DESC, p DESC);
 CREATE INDEX IF NOT EXISTS records_dates ON records(slug, pos, u, key);   -- (newest, span: not the whole rows, 200 KB an author)
 CREATE INDEX IF NOT EXISTS subjects_code ON subjects(code);
 """
+# records has rowids: its rows (1.5 KB each at 5,000 x 100) are past what a WITHOUT ROWID table keeps
+# in its page (about 1 KB of a 4 KB page), so each spilled to a page of its own: the table took 2.3
+# GB at 5,000 x 100 against 1.0 GB now (the index 2.6 -> 1.3 GB), and a record read one by one 3-5x
+# as long (30,000 of that site's rows in a random order: 1.6-2.6 s against 0.45-0.53 s).
 # authors.counts: the author's subjects and years, (code, count) and (year, count) pairs, and how
 # its records were matched, (how many records, assemble.matching.summary), marshalled
 # (lazy.PartCounts, lazy.matched: unpickling its part took 127 us, this 12 us). records.y and .p: the record's
