@@ -24,6 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from test_incremental_equals_clean import EDITS, INPUTS, SITE, copy_inputs
+from test_incremental_equals_clean import clean_build as clean_inputs_build
 from test_jobs import synthetic_site
 
 from generator import pipeline
@@ -57,14 +58,17 @@ def shards(root: Path, n: int, **options: object) -> list[Path]:
 
 
 _CLEAN: dict[str, tuple[dict[str, bytes], bytes | None]] = {}
+_COMPILED: dict[str, dict[str, bytes]] = {}   # test_incremental_equals_clean.clean_build's compiled templates
 
 
 @pytest.fixture(autouse=True)
 def _clean_builds_of_one_test() -> Iterator[None]:
     """``clean_build``'s memory lasts one test (whose monkeypatched settings are the same throughout)."""
     _CLEAN.clear()
+    _COMPILED.clear()
     yield
     _CLEAN.clear()
+    _COMPILED.clear()
 
 
 def _inputs_digest(root: Path) -> str:
@@ -86,8 +90,7 @@ def clean_build(root: Path, tmp: Path, **options: object) -> tuple[dict[str, byt
     site for several N, and a clean build of the same inputs is the same bytes each time."""
     key = _inputs_digest(root) + repr(sorted(options.items()))
     if key not in _CLEAN:
-        clean = copy_inputs(root, tmp / "clean")
-        build(clean, workers=1, reuse=False, **options)  # type: ignore[arg-type]
+        clean = clean_inputs_build(root, tmp, _COMPILED, **options)
         memory = clean / FEED_MEMORY
         _CLEAN[key] = tree(clean / "output"), memory.read_bytes() if memory.is_file() else None
     return _CLEAN[key]
