@@ -15,11 +15,16 @@
 
 from __future__ import annotations
 
+import fcntl
 import ipaddress
+import os
+import shutil
 import socket
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -179,7 +184,30 @@ def quality_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo site (with its templates, static files and search page) built once by
     ``authorsite build --base-url quality_util.BASE_URL``, the output folder. Shared by the
     browser and validator tests, which read it and never change it."""
-    return build_demo_site(tmp_path_factory.mktemp("quality-demo"))
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return build_demo_site(tmp_path_factory.mktemp("quality-demo"))
+    # Under xdist, built once for the run: the first worker to ask builds it in the folder the
+    # workers' temporary folders share (this run's), the others wait for it and read it there.
+    shared = tmp_path_factory.getbasetemp().parent / "quality-demo"
+    with _exclusive(shared.with_name("quality-demo.lock")):
+        if not (shared / "out").is_dir():
+            work = shared.with_name("quality-demo.partial")
+            shutil.rmtree(work, ignore_errors=True)
+            work.mkdir()
+            out = build_demo_site(work)
+            os.replace(work, shared)
+            assert out == work / "out"
+    return shared / "out"
+
+
+@contextmanager
+def _exclusive(lock: Path) -> Iterator[None]:
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 @pytest.fixture(scope="session")
