@@ -11,7 +11,6 @@ leaves the output, its manifest and the feeds' memory as they were.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 import shutil
@@ -23,7 +22,7 @@ from typing import Iterator
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from test_incremental_equals_clean import EDITS, INPUTS, SITE, copy_inputs
+from test_incremental_equals_clean import EDITS, INPUTS, SITE, copy_inputs, files_digest
 from test_incremental_equals_clean import clean_build as clean_inputs_build
 from test_jobs import synthetic_site
 
@@ -71,24 +70,11 @@ def _clean_builds_of_one_test() -> Iterator[None]:
     _COMPILED.clear()
 
 
-def _inputs_digest(root: Path) -> str:
-    """A digest of what ``copy_inputs`` copies of ``root``: each file's path and bytes."""
-    h = hashlib.sha256()
-    for name in INPUTS:
-        top = root / name
-        files = [top] if top.is_file() else sorted(p for p in top.rglob("*") if p.is_file()) if top.is_dir() else []
-        for path in files:
-            data = path.read_bytes()
-            h.update(f"{path.relative_to(root).as_posix()}\0{len(data)}\0".encode())
-            h.update(data)
-    return h.hexdigest()
-
-
 def clean_build(root: Path, tmp: Path, **options: object) -> tuple[dict[str, bytes], bytes | None]:
     """The output and the feeds' memory of a clean build of a copy of ``root``'s inputs. Made once
     per test for the same inputs and options: the tests below merge the shards of one state of a
     site for several N, and a clean build of the same inputs is the same bytes each time."""
-    key = _inputs_digest(root) + repr(sorted(options.items()))
+    key = files_digest(root, INPUTS) + repr(sorted(options.items()))   # (what copy_inputs copies)
     if key not in _CLEAN:
         clean = clean_inputs_build(root, tmp, _COMPILED, **options)
         memory = clean / FEED_MEMORY
