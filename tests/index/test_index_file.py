@@ -93,3 +93,28 @@ def test_a_record_of_a_usual_size_takes_its_share_of_a_page_not_a_page_of_its_ow
     assert payload > 2_000 * 1_400
     assert pages < 1.6 * payload, (pages, payload)   # (the whole file: WITHOUT ROWID 3.1x, with rowids 1.4x)
     index.close()
+
+
+def test_an_index_of_another_version_or_not_an_index_is_made_anew(tmp_path: Path) -> None:
+    """An upgrade's first build: the index an older authorsite wrote (another schema: version 10
+    kept records WITHOUT ROWID) is deleted and made anew, as is a file that is no index at all."""
+    import sqlite3
+
+    from generator.index.db import VERSION
+
+    path = tmp_path / "index.sqlite"
+    old = sqlite3.connect(path)
+    old.executescript("CREATE TABLE records(slug TEXT, pos INTEGER, PRIMARY KEY(slug, pos)) WITHOUT ROWID;"
+                      f"INSERT INTO records VALUES ('a', 0); PRAGMA user_version = {VERSION - 1};")
+    old.close()
+    index = Index(path)
+    assert index.db.execute("PRAGMA user_version").fetchone() == (VERSION,)
+    assert index.db.execute("SELECT count(*) FROM records").fetchone() == (0,)
+    assert "WITHOUT ROWID" not in index.db.execute("SELECT sql FROM sqlite_master WHERE name = 'records'").fetchone()[0]
+    _put(index, "a", 2)
+    assert index.kept("a", b"k") is not None
+    index.close()
+    path.write_bytes(b"not an index at all " * 100)
+    again = Index(path)
+    assert again.kept("a", b"k") is None and again.db.execute("PRAGMA user_version").fetchone() == (VERSION,)
+    again.close()
