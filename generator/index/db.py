@@ -53,9 +53,8 @@ CREATE TABLE feed_ids(key TEXT PRIMARY KEY, id TEXT NOT NULL) WITHOUT ROWID;
 # 100 filling them row by row took 3.7 ms an author of 22 (and more as they outgrow the
 # page cache); made after, the same rows are sorted in one pass each.
 _LATE = """
--- (v: feeds.py reads the site's keys from it alone; slug, pos: who lists a key, read from it alone too,
--- as every index of the table WITHOUT ROWID held them: without them the orders took 19-22 s at 5,000
--- against 13-18, about what they took in that table; p, y: ``papers`` reads it alone, not the table)
+-- (read alone, never the table: v by feeds.py for the site's keys; slug, pos by the orders for who
+-- lists a key, as the table WITHOUT ROWID's indexes held them; p, y by ``papers``)
 CREATE INDEX IF NOT EXISTS records_key ON records(key, v, slug, pos, p, y);
 CREATE INDEX IF NOT EXISTS records_newest ON records(y DESC, p DESC);
 CREATE INDEX IF NOT EXISTS records_dates ON records(slug, pos, u, key);   -- (newest, span: not the whole rows, 200 KB an author)

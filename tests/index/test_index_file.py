@@ -4,13 +4,14 @@ in, and what it keeps with each author's counts."""
 from __future__ import annotations
 
 import shutil
+import sqlite3
 from pathlib import Path
 
 from generator.assemble import matching
 from generator.core.model import Record
 from generator.incremental.values import values_of
 from generator.index import lazy
-from generator.index.db import Index
+from generator.index.db import VERSION, Index
 
 
 def _put(index: Index, slug: str, n: int) -> None:
@@ -98,10 +99,6 @@ def test_a_record_of_a_usual_size_takes_its_share_of_a_page_not_a_page_of_its_ow
 def test_an_index_of_another_version_or_not_an_index_is_made_anew(tmp_path: Path) -> None:
     """An upgrade's first build: the index an older authorsite wrote (another schema: version 10
     kept records WITHOUT ROWID) is deleted and made anew, as is a file that is no index at all."""
-    import sqlite3
-
-    from generator.index.db import VERSION
-
     path = tmp_path / "index.sqlite"
     old = sqlite3.connect(path)
     old.executescript("CREATE TABLE records(slug TEXT, pos INTEGER, PRIMARY KEY(slug, pos)) WITHOUT ROWID;"
