@@ -10,7 +10,7 @@ from pathlib import Path
 from generator.assemble import matching
 from generator.core.model import Record
 from generator.incremental.values import values_of
-from generator.index import lazy
+from generator.index import lazy, orders
 from generator.index.db import VERSION, Index
 
 
@@ -115,3 +115,35 @@ def test_an_index_of_another_version_or_not_an_index_is_made_anew(tmp_path: Path
     again = Index(path)
     assert again.kept("a", b"k") is None and again.db.execute("PRAGMA user_version").fetchone() == (VERSION,)
     again.close()
+
+
+def _shared(index: Index, slug: str, keys: list[str], key: bytes = b"k") -> None:
+    records = [Record(key=k, title=k, year=2024, subjects=("cs.DB",)) for k in keys]
+    index.put(slug, key, records, [b"c" * 16] * len(records), map(values_of, records), b"")
+
+
+def test_an_authors_encoding_is_kept_while_its_rows_stand(tmp_path: Path) -> None:
+    """An author's encoding (generator.render.digest) is kept with its joined digests, and goes
+    with them: when its own rows are written again, when another author comes to list one of its
+    records (who lists it is in the record's digest), and for another code."""
+    index = Index(tmp_path / "index.sqlite")
+    _shared(index, "a", ["x", "y"])
+    _shared(index, "b", ["z"])
+    index.site(["a", "b"])
+    orders.derive(index, 10)
+    for slug in ("a", "b"):
+        lazy.author_digests(index, slug)
+        index.keep_encoded(slug, "code", b"D" + slug.encode())
+    index.db.commit()
+    assert index.authors_encoded("code") == {"a": b"Da", "b": b"Db"}
+    assert index.authors_encoded("other code") == {}
+    _shared(index, "b", ["z", "y"], key=b"k2")   # b lists a's record y now
+    orders.derive(index, 10)
+    assert index.authors_encoded("code") == {}, "a's record y has another lister, b's rows were written again"
+    for slug in ("a", "b"):
+        lazy.author_digests(index, slug)
+        index.keep_encoded(slug, "code", b"E" + slug.encode())
+    _shared(index, "b", ["z", "y", "w"], key=b"k3")   # b's own edit: a's records are as they were
+    orders.derive(index, 10)
+    assert index.authors_encoded("code") == {"a": b"Ea"}
+    index.close()
