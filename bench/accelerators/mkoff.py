@@ -37,8 +37,11 @@ EDITS = {
                      '        found = None   # OFF: search_kept\n')],
     # both search accelerators: the plain path (no Kept, so no patch)
     "search_both": [("write/search.py",
-                     '    kept = Kept.plan(site, records, digester, parsed) if digester is not None and parsed is not None else None\n',
+                     '    kept = Kept.plan(site, made, digester, parsed) if digester is not None and parsed is not None else None\n',
                      '    kept = None   # OFF: search_kept + search_patch\n')],
+    # over the index, no author's encoding or search key taken from it: every author digested by every plan
+    "index_kept": [("render/digest.py", "        found = self._over[1].get(id(author))\n",
+                    "        found = None   # OFF: index_kept\n")],
     # kept authors' records loaded whole (every field unpickled) as they load, not on first use
     "hollow": [("incremental/hollow.py",
                 '    _HOLLOW.update(zip(map(id, records), repeat(_Author(records, rows, load))))\n    return records\n',

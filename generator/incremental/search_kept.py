@@ -18,6 +18,8 @@ from generator.render import search_tokens
 from generator.render.search_docs import TermDoc, page_key, paper_order, term_documents
 from generator.incremental.search_patch import Doc, KeyList, Last, New, Stale, meta_digest
 
+from generator.render.digest import SEARCHED
+
 if TYPE_CHECKING:
     from generator.render.digest import Digester
     from generator.incremental.parsed import ParsedInputs
@@ -56,15 +58,13 @@ class Kept:
         parsed.mark(cls.LAST, "", b"")
 
     @classmethod
-    def plan(cls, site: SiteModel, records: Mapping[str, Sequence[Record]], digester: Digester,
+    def plan(cls, site: SiteModel, authored: Mapping[str, bytes], digester: Digester,
              parsed: ParsedInputs) -> Kept:
-        digester.renew(site)
-        for a in site.authors:   # (those indexed under an author: digested from its records' kept digests)
-            if records[a.slug] is not a.records:
-                digester.part(records[a.slug], a.records)
+        """The documents kept, keyed by what every author's are made of: ``authored`` (``authored``)
+        and the site's settings they read."""
         common = digester.digest((search_tokens.VERSION, site.search_abstracts, site.authors_shown, site.people,
                                   site.papers, site.paper_keys))
-        return cls(parsed, {a.slug: common + digester.digest((a.slug, a.name, records[a.slug])) for a in site.authors})
+        return cls(parsed, {slug: common + d for slug, d in authored.items()})
 
     @classmethod
     def bucket(cls, slug: str) -> int:
@@ -164,6 +164,18 @@ class Kept:
         held = keys if isinstance(keys, KeyList) else KeyList(keys)
         last = Last(meta_digest(folder), held, dict(self.keys), dict(zip(held, pages)))
         self.parsed.put(self.LAST, "", b"", last)
+
+
+def authored(site: SiteModel, records: Mapping[str, Sequence[Record]], digester: Digester) -> dict[str, bytes]:
+    """Per author, the digest of what its documents are made of: its slug and name and the records
+    indexed under it (``records``: their content and who lists them); kept in the index with the
+    author over it (``Digester.kept``), so only the authors an edit touched are digested."""
+    digester.renew(site)
+    for a in site.authors:   # (those indexed under an author: digested from its records' kept digests)
+        if records[a.slug] is not a.records:
+            digester.part(records[a.slug], a.records)
+    return {a.slug: digester.kept(a, SEARCHED, functools.partial(digester.digest, (a.slug, a.name, records[a.slug])))
+            for a in site.authors}
 
 
 def _order(site: SiteModel, records: Mapping[str, Sequence[Record]], pages: Sequence[Doc]) -> tuple[KeyList, array[int]]:

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from generator.core.model import Record, entry_updated
 
-VERSION = 12   # the schema's, in SQLite's user_version: an index of another is made anew (12: joined.code, .author)
+VERSION = 13   # the schema's, in SQLite's user_version: an index of another is made anew (13: joined.code, .author, .search)
 
 _SCHEMA = """
 CREATE TABLE authors(slug TEXT PRIMARY KEY, key BLOB NOT NULL, n INTEGER NOT NULL, part BLOB NOT NULL,
@@ -39,7 +39,7 @@ CREATE TABLE listed(key TEXT PRIMARY KEY, who TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE listing(code TEXT NOT NULL, rank INTEGER NOT NULL, slug TEXT NOT NULL, pos INTEGER NOT NULL,
                      PRIMARY KEY(code, rank)) WITHOUT ROWID;
 CREATE TABLE subject_authors(code TEXT PRIMARY KEY, authors TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE joined(slug TEXT PRIMARY KEY, code TEXT, author BLOB, digests BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE joined(slug TEXT PRIMARY KEY, code TEXT, author BLOB, search BLOB, digests BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE not_first(slug TEXT NOT NULL, pos INTEGER NOT NULL, PRIMARY KEY(slug, pos)) WITHOUT ROWID;
 CREATE TABLE listing_joined(code TEXT PRIMARY KEY, digests BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE changed(key TEXT PRIMARY KEY) WITHOUT ROWID;
@@ -70,8 +70,8 @@ CREATE INDEX IF NOT EXISTS subjects_code ON subjects(code);
 # year (0 when none) and first date ('' when none), as assemble.site.sort_newest_first sorts them;
 # .u: its date in a feed (model.entry_updated); .v: 1 when it has a venue. feed_known and
 # feed_ids: the feeds' memory (generator.index.feeds).
-# joined.author: the author's encoding by the code joined.code (Index.authors_encoded), which
-# lives and goes with the row's digests.
+# joined.author, .search: the author's encoding and its search documents' key by the code
+# joined.code (Index.authors_encoded), which live and go with the row's digests.
 
 # The site's authors in order, for this build only (a temporary table, filled in each process
 # that reads the orders: ``Index.site``).
@@ -81,6 +81,7 @@ _SITE = "CREATE TEMP TABLE IF NOT EXISTS site(slug TEXT PRIMARY KEY, apos INTEGE
 _FIRST = "(l.who = r.slug OR substr(l.who, 1, length(r.slug) + 1) = r.slug || char(10))"
 
 Row = tuple[str, int]   # (author slug, the record's position among the author's records)
+KEPT = ("author", "search")   # the digests kept with an author's joined ones (``authors_encoded``)
 
 
 class Index:
@@ -160,17 +161,22 @@ class Index:
             return row[0]
         made = make(iter(db.execute("SELECT r.content, l.who FROM records r JOIN listed l ON l.key = r.key "
                                     "WHERE r.slug = ? ORDER BY r.pos", (slug,))))
-        db.execute("INSERT OR REPLACE INTO joined VALUES (?, NULL, NULL, ?)", (slug, made))
+        db.execute("INSERT OR REPLACE INTO joined VALUES (?, NULL, NULL, NULL, ?)", (slug, made))
         return made
 
-    def authors_encoded(self, code: str) -> dict[str, bytes]:
-        """Each author's encoding (generator.render.digest) as a plan of the code ``code`` kept it
-        (``keep_encoded``), while its row in ``joined`` stands: the author is made of its rows and
-        of those digests (generator.index.site.Indexer), and the row goes whenever they change."""
-        return dict(self.db.execute("SELECT slug, author FROM joined WHERE code = ? AND author IS NOT NULL", (code,)))
+    def authors_encoded(self, code: str) -> dict[str, list[bytes | None]]:
+        """Each author's digests that follow from its rows alone (``KEPT``: its encoding, and its
+        search documents' key) as a plan of the code ``code`` kept them (``keep_encoded``), while
+        its row in ``joined`` stands: the author is made of its rows and of those digests
+        (generator.index.site.Indexer), and the row goes whenever they change."""
+        return {slug: [author, search] for slug, author, search in
+                self.db.execute("SELECT slug, author, search FROM joined WHERE code = ?", (code,))}
 
-    def keep_encoded(self, slug: str, code: str, encoding: bytes) -> None:
-        self.db.execute("UPDATE joined SET code = ?, author = ? WHERE slug = ?", (code, encoding, slug))
+    def keep_encoded(self, slug: str, code: str, what: int, digest: bytes) -> None:
+        """Keep ``digest`` as the author's ``KEPT[what]`` by ``code`` (the other one goes when it was another code's)."""
+        column, other = KEPT[what], KEPT[1 - what]
+        self.db.execute(f"UPDATE joined SET {other} = CASE WHEN code = ? THEN {other} END, {column} = ?, code = ? "
+                        "WHERE slug = ?", (code, digest, code, slug))
 
     def listing_joined(self, code: str, make: Callable[[Iterator[Row]], bytes]) -> bytes:
         """The digests of the records listed in ``code``, joined, as ``make`` makes them of the

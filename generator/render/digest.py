@@ -11,13 +11,15 @@ the next (``renew``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import marshal
 from itertools import repeat
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from generator.core.model import Record
+from generator.index.db import KEPT
 from generator.index.lazy import AuthorRecords, Lazy, Pairs, author_digests
 from generator.incremental.canonical import plain_seq as _plain_seq, same as _same
 from generator.incremental.inputs import code_digest
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
     from generator.index.db import Index
 
 _KEY = attrgetter("key")
+ENCODING, SEARCHED = range(len(KEPT))   # what ``Digester.kept`` keeps of an author
 
 
 class Digester:
@@ -58,8 +61,8 @@ class Digester:
         self._small = attrgetter(*self._SMALL_FIELDS)
         self._listed_digest: tuple[object, bytes] = (None, b"")   # (the map digested, its digest): listed
         self._index_joined: dict[tuple[int, str], bytes] = {}   # (generation, slug) -> _indexed
-        # (the site's authors, {id: (slug, index)} of those over an index, {slug: encoding} it keeps): _encoded
-        self._over: tuple[object, dict[int, tuple[str, Index]], dict[str, bytes]] = (None, {}, {})
+        # (the site's authors, {id: (slug, index)} of those over an index, {slug: [digests]} it keeps): kept
+        self._over: tuple[object, dict[int, tuple[str, Index]], dict[str, list[bytes | None]]] = (None, {}, {})
 
     def renew(self, site: SiteModel) -> None:
         """Ready for planning ``site``, keeping what still holds: a record's digest while the
@@ -300,27 +303,33 @@ class Digester:
         e = self._memo.get(id(v))
         if e is not None:
             return e[1]
-        over = self._encoded().get(id(v))   # (an author of the site over the index)
-        d = self._over[2].get(over[0]) if over is not None else None
-        if d is None:
-            names = [f.name for f in dataclasses.fields(v)]  # type: ignore[arg-type]
-            body = b"".join(self._encode(getattr(v, n)) + b"," for n in names)
-            d = b"D" + type(v).__name__.encode() + b":" + hashlib.sha256(body).digest()[:16]
-            if over is not None:
-                over[1].keep_encoded(over[0], code_digest(), d)
+        d = self.kept(v, ENCODING, functools.partial(self._fields, v))
         self._memo[id(v)] = (v, d)
         return d
 
-    def _encoded(self) -> dict[int, tuple[str, Index]]:
-        """The site's authors whose records are an index's, each by its id (slug, index), with
-        the encodings that index keeps of them (``Index.authors_encoded``): an author over the
-        index is made of its rows there alone (generator.index.site.Indexer), so its encoding
+    def _fields(self, v: object) -> bytes:
+        names = [f.name for f in dataclasses.fields(v)]  # type: ignore[arg-type]
+        body = b"".join(self._encode(getattr(v, n)) + b"," for n in names)
+        return b"D" + type(v).__name__.encode() + b":" + hashlib.sha256(body).digest()[:16]
+
+    def kept(self, author: object, what: int, make: Callable[[], bytes]) -> bytes:
+        """``make()``, a digest that follows from ``author``'s rows in the index alone (``what``:
+        ENCODING, its own; SEARCHED, its search documents' key, generator.write.search), as the
+        index keeps it for one of the site's authors over it (``Index.authors_encoded``): such an
+        author is made of its rows there alone (generator.index.site.Indexer), so the digest
         stands while they do, and a plan digests only the authors an edit touched (every
         author's took a one-author rebuild's plan 0.5 of 2.2 s at 5,000 x 100). Only the site's
         own objects: a value made of one (``dataclasses.replace``) is digested as any other."""
         if self._over[0] is not self._authors:
-            over = {id(a): (a.slug, a.records.index) for a in self._authors
-                    if type(a.records) is AuthorRecords and a.records.start == 0}
+            over = {id(a): (a.slug, a.records.index) for a in self._authors if type(a.records) is AuthorRecords}
             index = next(iter(over.values()))[1] if over else None
             self._over = (self._authors, over, index.authors_encoded(code_digest()) if index is not None else {})
-        return self._over[1]
+        found = self._over[1].get(id(author))
+        if found is None:
+            return make()
+        slug, index = found
+        kept = self._over[2].setdefault(slug, [None, None])
+        if kept[what] is None:
+            kept[what] = make()
+            index.keep_encoded(slug, code_digest(), what, kept[what])
+        return kept[what]  # type: ignore[return-value]

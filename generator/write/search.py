@@ -43,12 +43,12 @@ from generator.render.search_docs import (TermDoc, document_text, documents, ind
                                           term_documents)
 from generator.render.search_index import term_sets, write_docs
 from generator.render.search_runs import ordered
-from generator.incremental.search_kept import Kept
+from generator.incremental.search_kept import Kept, authored
+from generator.render.digest import Digester
 from generator.incremental.search_patch import Doc, KeyList
 from generator.render.tasks import FolderTask
 
 if TYPE_CHECKING:
-    from generator.render.digest import Digester
     from generator.incremental.parsed import ParsedInputs
 
 __all__ = ["Kept", "build_index", "document_text", "documents", "indexed_records", "search_tasks"]
@@ -102,10 +102,11 @@ def search_tasks(site: SiteModel, digester: Digester | None = None, parsed: Pars
     ``digester`` and ``parsed`` cache, from each unchanged author's documents as the last build
     made them (``Kept``), and patched from the last index in ``out`` (the output folder)."""
     records = indexed_records(site)
-    reads = (tuple((a.slug, a.name, records[a.slug]) for a in site.authors), site.pages)
+    made = authored(site, records, digester or Digester(site))
+    reads = (tuple(made.values()), site.pages)   # (each author's digest of its slug, name and records)
     per = _WEIGHT_PER_RECORD_INDEXED if isinstance(site.record_authors, Listed) else _WEIGHT_PER_RECORD
     weight = per * sum(map(len, records.values())) + 1
-    kept = Kept.plan(site, records, digester, parsed) if digester is not None and parsed is not None else None
+    kept = Kept.plan(site, made, digester, parsed) if digester is not None and parsed is not None else None
     fill = functools.partial(_fill, site, records, kept, out)
     return [FolderTask(routes.search_index().path, fill, "search", weight, reads)]
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from test_jobs import synthetic_site, tree
 
+from generator import pipeline
 from generator.core import routes
 from generator.build import build
 from generator.store.cache import cache_file, read_entry, write_entry
@@ -56,9 +57,17 @@ def _put(root: Path, slug: str, value: object) -> None:
     parsed.put(Kept.KIND, str(n), b"", bucket)
 
 
-def test_a_rebuild_indexes_the_changed_author_anew_and_takes_the_others_as_kept(tmp_path: Path) -> None:
+@pytest.mark.parametrize("flat", [False, True], ids=["in memory", "over the index"])
+def test_a_rebuild_indexes_the_changed_author_anew_and_takes_the_others_as_kept(
+        tmp_path: Path, flat: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over the index, each author's key is kept in the index too (``Digester.kept``): the changed
+    author's goes with its rows."""
+    monkeypatch.setattr(pipeline, "FLAT", flat)
     root = synthetic_site(tmp_path / "site", authors=12, records=8)
+    if flat:   # (a site with a page listing every record is built in memory: assemble.site.lists_every_record)
+        (root / "site.yaml").write_text((root / "site.yaml").read_text() + "papers: false\nvenues: false\npublications: false\n")
     build(root, workers=1)
+    assert (root / ".authorsite" / "index.sqlite").is_file() == flat
     before = _kept(root)
     assert sorted(before) == sorted(a.slug for a in load_site(root).authors)
     # Mark an unchanged author's kept documents: if the next build takes them as kept, the mark

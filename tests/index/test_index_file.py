@@ -122,10 +122,11 @@ def _shared(index: Index, slug: str, keys: list[str], key: bytes = b"k") -> None
     index.put(slug, key, records, [b"c" * 16] * len(records), map(values_of, records), b"")
 
 
-def test_an_authors_encoding_is_kept_while_its_rows_stand(tmp_path: Path) -> None:
-    """An author's encoding (generator.render.digest) is kept with its joined digests, and goes
-    with them: when its own rows are written again, when another author comes to list one of its
-    records (who lists it is in the record's digest), and for another code."""
+def test_an_authors_kept_digests_stand_while_its_rows_do(tmp_path: Path) -> None:
+    """An author's encoding and search key (generator.render.digest, ``Digester.kept``) are kept with
+    its joined digests, and go with them: when its own rows are written again, when another author
+    comes to list one of its records (who lists it is in the record's digest), and for another
+    code (keeping one by another code lets the other go)."""
     index = Index(tmp_path / "index.sqlite")
     _shared(index, "a", ["x", "y"])
     _shared(index, "b", ["z"])
@@ -133,17 +134,20 @@ def test_an_authors_encoding_is_kept_while_its_rows_stand(tmp_path: Path) -> Non
     orders.derive(index, 10)
     for slug in ("a", "b"):
         lazy.author_digests(index, slug)
-        index.keep_encoded(slug, "code", b"D" + slug.encode())
+        index.keep_encoded(slug, "code", 0, b"D" + slug.encode())
+        index.keep_encoded(slug, "code", 1, b"S" + slug.encode())
     index.db.commit()
-    assert index.authors_encoded("code") == {"a": b"Da", "b": b"Db"}
+    assert index.authors_encoded("code") == {"a": [b"Da", b"Sa"], "b": [b"Db", b"Sb"]}
     assert index.authors_encoded("other code") == {}
+    index.keep_encoded("b", "other code", 1, b"T")
+    assert index.authors_encoded("other code") == {"b": [None, b"T"]}
     _shared(index, "b", ["z", "y"], key=b"k2")   # b lists a's record y now
     orders.derive(index, 10)
     assert index.authors_encoded("code") == {}, "a's record y has another lister, b's rows were written again"
     for slug in ("a", "b"):
         lazy.author_digests(index, slug)
-        index.keep_encoded(slug, "code", b"E" + slug.encode())
+        index.keep_encoded(slug, "code", 0, b"E" + slug.encode())
     _shared(index, "b", ["z", "y", "w"], key=b"k3")   # b's own edit: a's records are as they were
     orders.derive(index, 10)
-    assert index.authors_encoded("code") == {"a": b"Ea"}
+    assert index.authors_encoded("code") == {"a": [b"Ea", None]}
     index.close()

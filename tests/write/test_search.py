@@ -184,6 +184,7 @@ def test_shards_hold_consecutive_terms_up_to_their_size() -> None:
 
 def test_the_search_job_reads_what_it_indexes() -> None:
     from generator.render import jobs
+    from generator.render.digest import Digester
 
     shared, own = Record(key="arxiv:2401.00001", title="Shared", year=2024), Record(key="t:b", title="B's", year=2024)
     a = _author("ada", "Ada", (shared,))
@@ -192,7 +193,9 @@ def test_the_search_job_reads_what_it_indexes() -> None:
     alone = _site((b,), {shared.key: ("bob",), own.key: ("bob",)})   # Ada gone: Bob's document holds it
     [with_ada], [without] = search_tasks(both), search_tasks(alone)
     assert with_ada.rel_path == routes.search_index().path
-    assert ("bob", "Bob", (own,)) in with_ada.reads[0] and ("bob", "Bob", (shared, own)) in without.reads[0]
+    # (each author's digest of its slug, name and the records indexed under it: generator.incremental.search_kept.authored)
+    assert Digester(both).digest(("bob", "Bob", (own,))) in with_ada.reads[0]
+    assert Digester(alone).digest(("bob", "Bob", (shared, own))) in without.reads[0]
     digest = [jobs.plan_jobs([t], site, b"")[0].digest for t, site in ((with_ada, both), (without, alone))]
     assert digest[0] != digest[1]
     moved = _site((dataclasses.replace(a, affiliation="Elsewhere", bio_html="<p>New</p>"), b), both.record_authors)
