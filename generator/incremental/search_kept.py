@@ -17,7 +17,6 @@ from generator.core.model import Author, Record, SiteModel
 from generator.render import search_tokens
 from generator.render.search_docs import TermDoc, page_key, paper_order, term_documents
 from generator.incremental.search_patch import Doc, KeyList, Last, New, Stale, meta_digest
-
 from generator.render.digest import SEARCHED
 
 if TYPE_CHECKING:
@@ -60,8 +59,8 @@ class Kept:
     @classmethod
     def plan(cls, site: SiteModel, authored: Mapping[str, bytes], digester: Digester,
              parsed: ParsedInputs) -> Kept:
-        """The documents kept, keyed by what every author's are made of: ``authored`` (``authored``)
-        and the site's settings they read."""
+        """The documents kept, keyed by what each author's are made of: its digest in ``authored``
+        (made by ``authored``) and the site's settings they read."""
         common = digester.digest((search_tokens.VERSION, site.search_abstracts, site.authors_shown, site.people,
                                   site.papers, site.paper_keys))
         return cls(parsed, {slug: common + d for slug, d in authored.items()})
