@@ -303,7 +303,9 @@ class Digester:
         e = self._memo.get(id(v))
         if e is not None:
             return e[1]
-        d = self.kept(v, ENCODING, functools.partial(self._fields, v))
+        # (only an author of the site over the index may be kept: no call or partial for any other)
+        kept = id(v) in self._indexed_authors()
+        d = self.kept(v, ENCODING, functools.partial(self._fields, v)) if kept else self._fields(v)
         self._memo[id(v)] = (v, d)
         return d
 
@@ -320,11 +322,7 @@ class Digester:
         stands while they do, and a plan digests only the authors an edit touched (every
         author's took a one-author rebuild's plan 0.5 of 2.2 s at 5,000 x 100). Only the site's
         own objects: a value made of one (``dataclasses.replace``) is digested as any other."""
-        if self._over[0] is not self._authors:
-            over = {id(a): (a.slug, a.records.index) for a in self._authors if type(a.records) is AuthorRecords}
-            index = next(iter(over.values()))[1] if over else None
-            self._over = (self._authors, over, index.authors_encoded(code_digest()) if index is not None else {})
-        found = self._over[1].get(id(author))
+        found = self._indexed_authors().get(id(author))
         if found is None:
             return make()
         slug, index = found
@@ -333,3 +331,12 @@ class Digester:
             kept[what] = make()
             index.keep_encoded(slug, code_digest(), what, kept[what])
         return kept[what]  # type: ignore[return-value]
+
+    def _indexed_authors(self) -> dict[int, tuple[str, Index]]:
+        """The site's authors over an index, by id (slug, index), with the digests it keeps of
+        them (``Index.authors_encoded``) read once for these authors."""
+        if self._over[0] is not self._authors:
+            over = {id(a): (a.slug, a.records.index) for a in self._authors if type(a.records) is AuthorRecords}
+            index = next(iter(over.values()))[1] if over else None
+            self._over = (self._authors, over, index.authors_encoded(code_digest()) if index is not None else {})
+        return self._over[1]
